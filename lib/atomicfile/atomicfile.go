@@ -1,0 +1,148 @@
+// Package atomicfile writes output files so that they appear whole or not
+// at all: data goes to a temporary file in the destination's directory,
+// which is renamed over the destination only on Commit. A build that fails
+// half-way therefore never leaves a truncated output for a cache to pick up.
+package atomicfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Mode is the permission of committed files. It is fixed rather than taken
+// from the umask so that outputs are the same on every machine.
+const Mode = 0o644
+
+// File is an output being written.
+type File struct {
+	*os.File
+	path   string
+	direct bool // a device or stdout: written in place, nothing to rename
+	done   bool
+}
+
+// Create starts writing path. "-" means standard output. Paths that exist and
+// are not regular files (such as /dev/null) are written directly.
+func Create(path string) (*File, error) {
+	if path == "-" {
+		return &File{File: os.Stdout, path: path, direct: true}, nil
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &File{File: f, path: path, direct: true}, nil
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return nil, &os.PathError{Op: "create", Path: path, Err: unwrapPathErr(err)}
+	}
+	return &File{File: f, path: path}, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Path is the destination path.
+func (f *File) Path() string { return f.path }
+
+// Commit makes the written data visible under the destination path.
+func (f *File) Commit() error {
+	if f.done {
+		return nil
+	}
+	f.done = true
+	if f.direct {
+		if f.File == os.Stdout {
+			return nil
+		}
+		return f.File.Close()
+	}
+	tmp := f.File.Name()
+	err := f.File.Chmod(Mode)
+	if cerr := f.File.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, f.path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// Abort discards the output. It is safe to call after Commit (it then does
+// nothing), so callers may defer it.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	if f.direct {
+		if f.File != os.Stdout {
+			f.File.Close()
+		}
+		return
+	}
+	f.File.Close()
+	os.Remove(f.File.Name())
+}
+
+// Group holds several outputs that succeed or fail together.
+type Group struct{ files []*File }
+
+// Create adds a new output to the group.
+func (g *Group) Create(path string) (*File, error) {
+	f, err := Create(path)
+	if err != nil {
+		return nil, err
+	}
+	g.files = append(g.files, f)
+	return f, nil
+}
+
+// Commit commits every output; on the first failure the rest are aborted.
+func (g *Group) Commit() error {
+	for i, f := range g.files {
+		if err := f.Commit(); err != nil {
+			for _, rest := range g.files[i+1:] {
+				rest.Abort()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Abort discards every output not yet committed.
+func (g *Group) Abort() {
+	for _, f := range g.files {
+		f.Abort()
+	}
+}
+
+// WriteFile writes data from r to path atomically.
+func WriteFile(path string, r io.Reader) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := io.Copy(f, r); err != nil {
+		return err
+	}
+	return f.Commit()
+}

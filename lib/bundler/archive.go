@@ -1,0 +1,128 @@
+package bundler
+
+import (
+	"io"
+	"path"
+	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/targetid"
+)
+
+// member is one device object bound for an output archive.
+type member struct {
+	name string
+	open func() (io.Reader, int64, error)
+}
+
+// unbundleArchive turns a heterogeneous device archive into one archive per
+// target. Every bundle of every member goes to each compatible target (not
+// only the first), named as LLVM names it:
+// <stem>-<bundle ID><stem><ext>, with ':' replaced by '_'.
+func unbundleArchive(cfg *Config, t *targets) error {
+	src, err := openSource(cfg.Inputs[0], cfg.TempDir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	rd, err := ar.NewReader(src.r, src.size)
+	if err != nil {
+		return fileError(cfg.Inputs[0], err)
+	}
+	sc := &scratch{dir: cfg.TempDir}
+	defer sc.close()
+	perTarget := make([][]member, len(t.std))
+	for {
+		m, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fileError(cfg.Inputs[0], err)
+		}
+		if err := archiveChild(cfg, t, src, m, sc, perTarget); err != nil {
+			return err
+		}
+	}
+	return writeArchives(cfg, t, perTarget)
+}
+
+func archiveChild(cfg *Config, t *targets, src *source, m *ar.Member, sc *scratch, perTarget [][]member) error {
+	child := &source{name: m.Name, r: m.Open(src.r), size: m.Size}
+	parts, err := decompressed(child, cfg)
+	if err != nil {
+		return fileError(cfg.Inputs[0], errorf("Failed to decompress code object: %s (member %s)", err, m.Name))
+	}
+	var all []entry
+	for _, p := range parts {
+		es, err := entries(cfg, p, sc)
+		if err != nil {
+			return fileError(cfg.Inputs[0], errorf("%s (member %s)", err, m.Name))
+		}
+		all = append(all, es...)
+	}
+	if cfg.CheckInputArchive {
+		ids := make([]string, len(all))
+		for i, e := range all {
+			ids[i] = e.id
+		}
+		if a, b, ok := targetid.Conflict(ids); ok {
+			return errorf("conflicting TargetIDs [%s, %s] found in %s of %s", a, b, m.Name, cfg.Inputs[0])
+		}
+	}
+	base := path.Base(m.Name)
+	for _, e := range all {
+		co, err := targetid.ParseEntryID(e.id)
+		if err != nil {
+			return fileError(cfg.Inputs[0], errorf("Invalid bundle id read from code object"))
+		}
+		name := memberName(base, e.id, co.TargetID)
+		for i, req := range t.ids {
+			if targetid.Compatible(co, req, cfg.HIPOpenMPCompatible) {
+				perTarget[i] = append(perTarget[i], member{name: name, open: e.open})
+			}
+		}
+	}
+	return nil
+}
+
+// memberName is LLVM's device library member name. The stem really appears
+// twice: "fat-hip-amdgcn-amd-amdhsa--gfx906fat.bc".
+func memberName(child, id, targetID string) string {
+	ext := path.Ext(child)
+	stem := strings.TrimSuffix(child, ext)
+	switch {
+	case strings.Contains(targetID, "gfx"):
+		ext = ".bc"
+	case strings.Contains(targetID, "sm_"):
+		ext = ".cubin"
+	}
+	return strings.ReplaceAll(stem+"-"+id+stem+ext, ":", "_")
+}
+
+func writeArchives(cfg *Config, t *targets, perTarget [][]member) error {
+	var g atomicfile.Group
+	defer g.Abort()
+	for i, ms := range perTarget {
+		if len(ms) == 0 && !cfg.AllowMissingBundles {
+			return errorf("no compatible code object found for the target '%s' in heterogeneous archive library: %s", t.std[i], cfg.Inputs[0])
+		}
+		out, err := g.Create(cfg.Outputs[i])
+		if err != nil {
+			return fileError(cfg.Outputs[i], err)
+		}
+		wms := make([]ar.WriterMember, len(ms))
+		for j, m := range ms {
+			r, n, err := m.open()
+			if err != nil {
+				return fileError(cfg.Inputs[0], err)
+			}
+			wms[j] = ar.WriterMember{Name: m.name, Size: n, Data: r}
+		}
+		if err := ar.WriteArchive(out, wms); err != nil {
+			return fileError(cfg.Outputs[i], err)
+		}
+	}
+	return g.Commit()
+}

@@ -1,0 +1,195 @@
+package bundler
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/rules-offload/rules_offload/lib/ccob"
+)
+
+// source is an opened input: random access plus its size. Inputs that are
+// not regular files (stdin, pipes) are spooled to a temporary file first so
+// that every reader can work on an io.ReaderAt without holding data in memory.
+type source struct {
+	name string
+	r    io.ReaderAt
+	size int64
+	undo []func()
+}
+
+func (s *source) Close() {
+	for i := len(s.undo) - 1; i >= 0; i-- {
+		s.undo[i]()
+	}
+	s.undo = nil
+}
+
+// reader returns a fresh sequential reader over the whole source.
+func (s *source) reader() io.Reader { return io.NewSectionReader(s.r, 0, s.size) }
+
+// prefix returns up to n leading bytes, for format detection.
+func (s *source) prefix(n int) []byte {
+	if int64(n) > s.size {
+		n = int(s.size)
+	}
+	b := make([]byte, n)
+	k, _ := s.r.ReadAt(b, 0)
+	return b[:k]
+}
+
+func openSource(name, tmpDir string) (*source, error) {
+	if name == "-" {
+		return spool(name, os.Stdin, tmpDir)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fileError(name, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fileError(name, err)
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, fileError(name, syscall.EISDIR)
+	}
+	if !fi.Mode().IsRegular() {
+		defer f.Close()
+		return spool(name, f, tmpDir)
+	}
+	return &source{name: name, r: f, size: fi.Size(), undo: []func(){func() { f.Close() }}}, nil
+}
+
+// spool copies a stream into an unlinked temporary file.
+func spool(name string, r io.Reader, tmpDir string) (*source, error) {
+	tmp, err := os.CreateTemp(tmpDir, "offload-spool-*")
+	if err != nil {
+		return nil, fileError(name, err)
+	}
+	os.Remove(tmp.Name())
+	n, err := io.Copy(tmp, r)
+	if err != nil {
+		tmp.Close()
+		return nil, fileError(name, err)
+	}
+	return &source{name: name, r: tmp, size: n, undo: []func(){func() { tmp.Close() }}}, nil
+}
+
+// decompressed returns the bundles inside src: src itself when it is not a
+// CCOB, otherwise the decompressed contents of each CCOB in it. CCOBs may be
+// concatenated (as in .hip_fatbin sections) and followed by zero padding; any
+// other trailing data is an error rather than silently dropped.
+func decompressed(src *source, cfg *Config) ([]*source, error) {
+	if !ccob.IsCompressed(src.prefix(8)) {
+		return []*source{src}, nil
+	}
+	var parts []*source
+	closeAll := func() {
+		for _, p := range parts {
+			p.Close()
+		}
+	}
+	opt := ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize}
+	for off := int64(0); off < src.size; {
+		rest := io.NewSectionReader(src.r, off, src.size-off)
+		part, used, err := decompressOne(rest, src.size-off, opt, cfg)
+		if err != nil {
+			closeAll()
+			return nil, fileError(src.name, fmt.Errorf("Failed to decompress input: %w", err))
+		}
+		parts = append(parts, part)
+		off += used
+		next, err := skipZeros(src.r, off, src.size)
+		if err != nil {
+			closeAll()
+			return nil, fileError(src.name, err)
+		}
+		if next == src.size {
+			break
+		}
+		head := make([]byte, 8)
+		n, _ := src.r.ReadAt(head, next)
+		if !ccob.IsCompressed(head[:n]) {
+			closeAll()
+			return nil, fileError(src.name, errorf("Failed to decompress input: unexpected data after the compressed bundle at offset %d", next))
+		}
+		off = next
+	}
+	return parts, nil
+}
+
+func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Config) (*source, int64, error) {
+	tmp, err := os.CreateTemp(cfg.TempDir, "offload-ccob-*")
+	if err != nil {
+		return nil, 0, err
+	}
+	os.Remove(tmp.Name())
+	h, used, err := ccob.Decompress(tmp, r, size, opt)
+	if err != nil {
+		tmp.Close()
+		return nil, 0, err
+	}
+	if cfg.Verbose {
+		fmt.Fprintf(cfg.Stderr, "Compressed bundle format version: %d\nDecompression method: %s\nSize before decompression: %s bytes\nSize after decompression: %s bytes\nStored hash: 0x%016x\nHashes match: Yes\n",
+			h.Version, h.Method, commas(uint64(used)), commas(h.UncompressedSize), h.Hash)
+	}
+	return &source{name: "", r: tmp, size: int64(h.UncompressedSize), undo: []func(){func() { tmp.Close() }}}, used, nil
+}
+
+// skipZeros returns the offset of the first non-zero byte at or after off.
+func skipZeros(r io.ReaderAt, off, size int64) (int64, error) {
+	buf := make([]byte, 32<<10)
+	for off < size {
+		n := int64(len(buf))
+		if size-off < n {
+			n = size - off
+		}
+		k, err := r.ReadAt(buf[:n], off)
+		if k == 0 && err != nil {
+			return off, err
+		}
+		for i := 0; i < k; i++ {
+			if buf[i] != 0 {
+				return off + int64(i), nil
+			}
+		}
+		off += int64(k)
+	}
+	return off, nil
+}
+
+// describe renders an OS error the way LLVM prints a std::error_code:
+// strerror's text, capitalised.
+func describe(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return capitalize(errno.Error())
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return capitalize(pe.Err.Error())
+	}
+	return err.Error()
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// commas formats n with thousands separators, as LLVM's verbose output.
+func commas(n uint64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

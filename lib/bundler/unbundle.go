@@ -1,0 +1,172 @@
+package bundler
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/targetid"
+)
+
+// Unbundle extracts one output per target from cfg.Inputs[0], following
+// LLVM's compatibility rules (target-ID features, hip/hipv4, and openmp with
+// HIPOpenMPCompatible). Each bundle serves at most one output; a bundle goes
+// to the first remaining target whose ID equals it, else to the first
+// compatible one (LLVM uses hash order there; we use command-line order, so
+// results do not depend on hashing). Outputs appear only if all succeed.
+func Unbundle(cfg *Config) error {
+	t, err := checkTargets(cfg, true)
+	if err != nil {
+		return err
+	}
+	if cfg.FileType == "a" {
+		return unbundleArchive(cfg, t)
+	}
+	src, err := openSource(cfg.Inputs[0], cfg.TempDir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	parts, err := decompressed(src, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeParts(parts, src)
+	sc := &scratch{dir: cfg.TempDir}
+	defer sc.close()
+	var all []entry
+	for _, p := range parts {
+		es, err := entries(cfg, p, sc)
+		if err != nil {
+			return fileError(cfg.Inputs[0], err)
+		}
+		all = append(all, es...)
+	}
+	assign, err := match(all, t, cfg.HIPOpenMPCompatible)
+	if err != nil {
+		return fileError(cfg.Inputs[0], err)
+	}
+	return writeOutputs(cfg, t, parts, all, assign)
+}
+
+func closeParts(parts []*source, src *source) {
+	for _, p := range parts {
+		if p != src {
+			p.Close()
+		}
+	}
+}
+
+// match assigns bundles to targets: assign[i] is the entry index for target
+// i, or -1.
+func match(all []entry, t *targets, hipOpenMP bool) ([]int, error) {
+	assign := make([]int, len(t.std))
+	for i := range assign {
+		assign[i] = -1
+	}
+	for ei, e := range all {
+		co, err := targetid.ParseEntryID(e.id)
+		if err != nil {
+			return nil, errorf("invalid bundle id read from the bundle")
+		}
+		if ti := pick(co, t, assign, hipOpenMP); ti >= 0 {
+			assign[ti] = ei
+		}
+	}
+	return assign, nil
+}
+
+func pick(co targetid.EntryID, t *targets, assign []int, hipOpenMP bool) int {
+	for i, std := range t.std {
+		if assign[i] < 0 && std == co.String() {
+			return i
+		}
+	}
+	for i, req := range t.ids {
+		if assign[i] < 0 && targetid.Compatible(co, req, hipOpenMP) {
+			return i
+		}
+	}
+	return -1
+}
+
+func writeOutputs(cfg *Config, t *targets, parts []*source, all []entry, assign []int) error {
+	var missing []string
+	found := false
+	for i, a := range assign {
+		if a < 0 {
+			missing = append(missing, t.std[i])
+		} else {
+			found = true
+		}
+	}
+	if len(missing) > 0 && !cfg.AllowMissingBundles {
+		return fileError(cfg.Inputs[0], errorf("%s", missingList(missing)))
+	}
+	var g atomicfile.Group
+	defer g.Abort()
+	for i, a := range assign {
+		out, err := g.Create(cfg.Outputs[i])
+		if err != nil {
+			return fileError(cfg.Outputs[i], err)
+		}
+		if err := writeOne(out, cfg, t, i, a, found, parts, all); err != nil {
+			return err
+		}
+	}
+	if err := g.Commit(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// writeOne fills output i. When no bundle matched at all, the input is taken
+// to be a plain host file: host outputs get a copy of it, others stay empty.
+func writeOne(out io.Writer, cfg *Config, t *targets, i, a int, found bool, parts []*source, all []entry) error {
+	if a < 0 {
+		if found || !t.ids[i].IsHost() {
+			return nil
+		}
+		for _, p := range parts {
+			if _, err := io.Copy(out, p.reader()); err != nil {
+				return fileError(cfg.Outputs[i], err)
+			}
+		}
+		return nil
+	}
+	r, _, err := all[a].open()
+	if err != nil {
+		return fileError(cfg.Inputs[0], err)
+	}
+	if _, err := io.Copy(out, r); err != nil {
+		return fileError(cfg.Outputs[i], err)
+	}
+	return nil
+}
+
+// List prints the IDs of the bundles in cfg.Inputs[0], one per line, in
+// file order (LLVM prints hash order; the set is the same).
+func List(cfg *Config) error {
+	src, err := openSource(cfg.Inputs[0], cfg.TempDir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	parts, err := decompressed(src, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeParts(parts, src)
+	sc := &scratch{dir: cfg.TempDir}
+	defer sc.close()
+	for _, p := range parts {
+		es, err := entries(cfg, p, sc)
+		if err != nil {
+			return fileError(cfg.Inputs[0], err)
+		}
+		for _, e := range es {
+			fmt.Fprintln(cfg.Stdout, e.id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package elfobj
+
+import (
+	"debug/elf"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// NewSection is a section for AddSections. Data must yield exactly Size
+// bytes. Align 0 is written as 0 (no constraint), like 1.
+type NewSection struct {
+	Name  string
+	Type  uint32
+	Flags uint64
+	Align uint64
+	Size  int64
+	Data  io.Reader
+}
+
+// lastKey places sections after every input section.
+const lastKey = math.MaxUint64
+
+// AddSections writes to w a copy of the ELF file in src (size bytes) with
+// secs appended after the existing sections, whose indices therefore stay
+// valid for symbols and relocations. The section-name table is extended
+// with the new names. Relocatable objects are re-laid out compactly;
+// executables and shared objects keep their loadable image and accept only
+// non-allocated new sections.
+func AddSections(w io.Writer, src io.ReaderAt, size int64, secs []NewSection) error {
+	f, err := Open(src, size)
+	if err != nil {
+		return err
+	}
+	rw, err := f.newRewrite()
+	if err != nil {
+		return err
+	}
+	if err := checkNewSections(secs, rw.fixed); err != nil {
+		return err
+	}
+	offs, err := rw.extendNames(secs)
+	if err != nil {
+		return err
+	}
+	for i, ns := range secs {
+		ns := ns
+		rw.secs = append(rw.secs, outSec{
+			hdr: Section{
+				Index: len(rw.secs), Name: ns.Name, Type: ns.Type, Flags: ns.Flags,
+				Size: uint64(ns.Size), Align: ns.Align, nameOff: offs[i],
+			},
+			key:  lastKey,
+			emit: func(w io.Writer) error { return copyExact(w, ns.Data, ns.Size, ns.Name) },
+		})
+	}
+	return rw.write(w)
+}
+
+func checkNewSections(secs []NewSection, fixed bool) error {
+	for _, s := range secs {
+		switch {
+		case s.Name == "" || strings.IndexByte(s.Name, 0) >= 0:
+			return fmt.Errorf("elfobj: invalid new section name %q", s.Name)
+		case s.Size < 0:
+			return fmt.Errorf("elfobj: section %q: negative size", s.Name)
+		case s.Type == uint32(elf.SHT_NULL) || s.Type == uint32(elf.SHT_NOBITS):
+			return fmt.Errorf("elfobj: section %q: type %#x cannot carry data", s.Name, s.Type)
+		case s.Align&(s.Align-1) != 0:
+			return fmt.Errorf("elfobj: section %q: alignment %d is not a power of two", s.Name, s.Align)
+		case fixed && s.Flags&uint64(elf.SHF_ALLOC) != 0:
+			return unsupported("cannot add allocated section %q to an executable or shared object", s.Name)
+		}
+	}
+	return nil
+}
+
+// extendNames appends the names not yet present to the section-name table
+// and returns each new section's name offset.
+func (rw *rewrite) extendNames(secs []NewSection) ([]uint32, error) {
+	f := rw.f
+	st := f.Sections[f.ShStrIndex]
+	if st.Type != uint32(elf.SHT_STRTAB) || st.Flags&uint64(elf.SHF_ALLOC) != 0 {
+		return nil, unsupported("section name table %q is not a plain string table", st.Name)
+	}
+	known := map[string]uint32{}
+	for _, s := range f.Sections[1:] {
+		known[s.Name] = s.nameOff
+	}
+	var extra []byte
+	if st.Size > 0 {
+		var last [1]byte
+		if err := readFull(f.r, last[:], int64(st.Offset+st.Size-1)); err != nil {
+			return nil, err
+		}
+		if last[0] != 0 {
+			extra = append(extra, 0) // keep the last old name terminated
+		}
+	} else {
+		extra = append(extra, 0) // offset 0 must be the empty name
+	}
+	offs := make([]uint32, len(secs))
+	for i, s := range secs {
+		off, ok := known[s.Name]
+		if !ok {
+			o := st.Size + uint64(len(extra))
+			if o > math.MaxUint32 {
+				return nil, unsupported("section name table too large")
+			}
+			off = uint32(o)
+			known[s.Name] = off
+			extra = append(append(extra, s.Name...), 0)
+		}
+		offs[i] = off
+	}
+	out := &rw.secs[f.ShStrIndex]
+	out.hdr.Size = st.Size + uint64(len(extra))
+	if out.pinned {
+		out.pinned, out.key = false, lastKey // move it out of the image
+	}
+	out.emit = func(w io.Writer) error {
+		if err := f.copier(st)(w); err != nil {
+			return err
+		}
+		_, err := w.Write(extra)
+		return err
+	}
+	return offs, nil
+}

@@ -1,0 +1,262 @@
+package elfobj
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"io"
+)
+
+// readChunk bounds single reads of tables, so a lying size field cannot
+// force one large allocation before the data is seen.
+const readChunk = 1 << 20
+
+// maxName caps the length of one section or symbol name.
+const maxName = 1 << 20
+
+// Open parses the ELF header, the program headers and the section header
+// table (with section names) of the ELF file in r, which holds size bytes.
+// Section contents are not read.
+func Open(r io.ReaderAt, size int64) (*File, error) {
+	var ident [elf.EI_NIDENT]byte
+	n, _ := r.ReadAt(ident[:], 0)
+	if n < 4 || !IsELF(ident[:]) || size < 4 {
+		return nil, ErrNotELF
+	}
+	if size < int64(len(ident)) || n < len(ident) {
+		return nil, &FormatError{0, "truncated ELF identification", nil}
+	}
+	f := &File{r: r, size: size, OSABI: elf.OSABI(ident[elf.EI_OSABI])}
+	if err := f.readIdent(ident[:]); err != nil {
+		return nil, err
+	}
+	if size < int64(f.c.ehdrSize()) {
+		return nil, &FormatError{0, "truncated ELF header", nil}
+	}
+	f.ehdr = make([]byte, f.c.ehdrSize())
+	if err := readFull(r, f.ehdr, 0); err != nil {
+		return nil, err
+	}
+	h := f.c.decodeEhdr(f.ehdr)
+	f.Type = elf.Type(f.c.bo.Uint16(f.ehdr[16:]))
+	f.Machine = elf.Machine(f.c.bo.Uint16(f.ehdr[18:]))
+	if v := f.c.bo.Uint32(f.ehdr[20:]); v != uint32(elf.EV_CURRENT) {
+		return nil, &FormatError{20, "unknown ELF version", v}
+	}
+	f.Entry, f.Flags, f.phoff, f.shoff = h.entry, h.flags, h.phoff, h.shoff
+	if err := f.readSections(h); err != nil {
+		return nil, err
+	}
+	if err := f.readProgs(h); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *File) readIdent(ident []byte) error {
+	switch elf.Class(ident[elf.EI_CLASS]) {
+	case elf.ELFCLASS32:
+		f.Class = elf.ELFCLASS32
+	case elf.ELFCLASS64:
+		f.Class = elf.ELFCLASS64
+	default:
+		return &FormatError{elf.EI_CLASS, "unknown ELF class", ident[elf.EI_CLASS]}
+	}
+	switch elf.Data(ident[elf.EI_DATA]) {
+	case elf.ELFDATA2LSB:
+		f.ByteOrder = binary.LittleEndian
+	case elf.ELFDATA2MSB:
+		f.ByteOrder = binary.BigEndian
+	default:
+		return &FormatError{elf.EI_DATA, "unknown ELF data encoding", ident[elf.EI_DATA]}
+	}
+	if v := ident[elf.EI_VERSION]; v != byte(elf.EV_CURRENT) {
+		return &FormatError{elf.EI_VERSION, "unknown ELF identification version", v}
+	}
+	f.c = codec{is64: f.Class == elf.ELFCLASS64, bo: f.ByteOrder}
+	return nil
+}
+
+// readSections reads the section header table, resolving the extended
+// numbering kept in section 0, and the section names.
+func (f *File) readSections(h ehdrFields) error {
+	if h.shoff == 0 {
+		if h.shnum != 0 || h.shstrndx != 0 {
+			return &FormatError{0, "sections without a section header table", nil}
+		}
+		return nil
+	}
+	entsize := uint64(f.c.shdrSize())
+	if uint64(h.shentsize) != entsize {
+		return &FormatError{0, "unexpected section header size", h.shentsize}
+	}
+	if h.shoff > uint64(f.size) || uint64(f.size)-h.shoff < entsize {
+		return &FormatError{0, "section header table offset out of range", h.shoff}
+	}
+	first := make([]byte, entsize)
+	if err := readFull(f.r, first, int64(h.shoff)); err != nil {
+		return err
+	}
+	f.sec0 = f.c.decodeShdr(first)
+	f.hasSHT = true
+	shnum := uint64(h.shnum)
+	if shnum == 0 {
+		shnum = f.sec0.Size // extended numbering
+	}
+	if shnum == 0 || shnum > (uint64(f.size)-h.shoff)/entsize {
+		return &FormatError{int64(h.shoff), "section count does not fit the file:", shnum}
+	}
+	table, err := readTable(f.r, int64(h.shoff), shnum*entsize)
+	if err != nil {
+		return err
+	}
+	f.Sections = make([]Section, shnum)
+	for i := range f.Sections {
+		s := f.c.decodeShdr(table[uint64(i)*entsize:])
+		s.Index = i
+		if err := f.checkSection(s, h.shoff+uint64(i)*entsize); err != nil {
+			return err
+		}
+		f.Sections[i] = s
+	}
+	strndx := uint64(h.shstrndx)
+	if strndx == shnXIndex {
+		strndx = uint64(f.sec0.Link)
+	}
+	if strndx >= shnum {
+		return &FormatError{0, "section name table index out of range:", strndx}
+	}
+	f.ShStrIndex = int(strndx)
+	return f.readNames()
+}
+
+// checkSection rejects section contents that lie outside the file.
+func (f *File) checkSection(s Section, hdrOff uint64) error {
+	if s.Index == 0 || s.Type == uint32(elf.SHT_NULL) || s.Type == uint32(elf.SHT_NOBITS) {
+		return nil
+	}
+	if s.Offset > uint64(f.size) || s.Size > uint64(f.size)-s.Offset {
+		return &FormatError{int64(hdrOff), "section contents past end of file: section", s.Index}
+	}
+	return nil
+}
+
+func (f *File) readNames() error {
+	if f.ShStrIndex == 0 {
+		return nil
+	}
+	st := f.Sections[f.ShStrIndex]
+	if st.Type == uint32(elf.SHT_NOBITS) {
+		return &FormatError{int64(f.shoff), "section name table has no contents", nil}
+	}
+	names := newStrtab(f.r, st)
+	for i := range f.Sections {
+		name, err := names.get(f.Sections[i].nameOff)
+		if err != nil {
+			return err
+		}
+		f.Sections[i].Name = name
+	}
+	return nil
+}
+
+func (f *File) readProgs(h ehdrFields) error {
+	phnum := uint64(h.phnum)
+	if phnum == pnXNum && f.hasSHT {
+		phnum = uint64(f.sec0.Info)
+	}
+	if phnum == 0 {
+		return nil
+	}
+	entsize := uint64(f.c.phdrSize())
+	if uint64(h.phentsize) != entsize {
+		return &FormatError{0, "unexpected program header size", h.phentsize}
+	}
+	if h.phoff > uint64(f.size) || phnum > (uint64(f.size)-h.phoff)/entsize {
+		return &FormatError{0, "program header table does not fit the file:", phnum}
+	}
+	table, err := readTable(f.r, int64(h.phoff), phnum*entsize)
+	if err != nil {
+		return err
+	}
+	f.Progs = make([]Prog, phnum)
+	for i := range f.Progs {
+		p := f.c.decodePhdr(table[uint64(i)*entsize:])
+		if p.Filesz > 0 && (p.Offset > uint64(f.size) || p.Filesz > uint64(f.size)-p.Offset) {
+			return &FormatError{int64(h.phoff + uint64(i)*entsize), "segment past end of file: segment", i}
+		}
+		f.Progs[i] = p
+	}
+	return nil
+}
+
+// strtab reads NUL-terminated strings from a string table through a small
+// window, so large tables are never loaded whole.
+type strtab struct {
+	r    io.ReaderAt
+	off  uint64 // file offset of the table
+	size uint64
+	win  []byte
+	wOff uint64 // table offset of win
+}
+
+func newStrtab(r io.ReaderAt, s Section) *strtab {
+	return &strtab{r: r, off: s.Offset, size: s.Size}
+}
+
+func (t *strtab) get(off uint32) (string, error) {
+	o := uint64(off)
+	if o >= t.size {
+		if o == 0 {
+			return "", nil // empty table: every name is empty
+		}
+		return "", &FormatError{int64(t.off), "string offset past end of table:", o}
+	}
+	want := uint64(4096)
+	for {
+		if o >= t.wOff && o < t.wOff+uint64(len(t.win)) {
+			rest := t.win[o-t.wOff:]
+			if i := bytes.IndexByte(rest, 0); i >= 0 {
+				return string(rest[:i]), nil
+			}
+			if t.wOff+uint64(len(t.win)) == t.size || len(rest) >= maxName {
+				return "", &FormatError{int64(t.off + o), "unterminated or overlong string", nil}
+			}
+			want = max(want, 2*uint64(len(rest)))
+		}
+		n := min(want, t.size-o, maxName)
+		buf := make([]byte, n)
+		if err := readFull(t.r, buf, int64(t.off+o)); err != nil {
+			return "", err
+		}
+		t.win, t.wOff = buf, o
+	}
+}
+
+// readTable reads n bytes at off in bounded chunks.
+func readTable(r io.ReaderAt, off int64, n uint64) ([]byte, error) {
+	b := make([]byte, 0, min(n, readChunk))
+	for n > 0 {
+		c := min(n, readChunk)
+		chunk := make([]byte, c)
+		if err := readFull(r, chunk, off); err != nil {
+			return nil, err
+		}
+		b = append(b, chunk...)
+		off += int64(c)
+		n -= c
+	}
+	return b, nil
+}
+
+// readFull fills b from off, treating a short read as io.ErrUnexpectedEOF.
+func readFull(r io.ReaderAt, b []byte, off int64) error {
+	n, err := r.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}

@@ -1,0 +1,324 @@
+package inspect
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/elfobj"
+	"github.com/rules-offload/rules_offload/lib/offloadbin"
+	"github.com/rules-offload/rules_offload/lib/targetid"
+)
+
+func (w *walker) binaryBundle(n *Node, v view, depth int) {
+	n.Format = "bundle"
+	es, err := bundle.ReadBinary(v.r, v.size)
+	if err != nil {
+		fail(n, v, err)
+		return
+	}
+	n.Detail = fmt.Sprintf("%d entries", len(es))
+	for _, e := range es {
+		c := w.node(v.sub(e.Offset, e.Size), depth+1)
+		c.Name, c.Entry = e.ID, bundleEntry(e.ID)
+		n.Children = append(n.Children, c)
+	}
+}
+
+// bundleEntry describes a bundle entry ID, as far as it parses.
+func bundleEntry(id string) *Entry {
+	e := &Entry{ID: id}
+	p, err := targetid.ParseEntryID(id)
+	if err != nil {
+		return e
+	}
+	e.OffloadKind, e.Triple, e.TargetID = p.Kind, strings.TrimSuffix(p.TripleString(), "-"), p.TargetID
+	fillTargetID(e, e.Triple, p.TargetID)
+	return e
+}
+
+// fillTargetID splits a target ID into processor and features.
+func fillTargetID(e *Entry, triple, id string) {
+	if id == "" {
+		return
+	}
+	proc, feats, _ := strings.Cut(id, ":")
+	e.Arch = proc
+	if feats != "" {
+		e.Features = strings.Split(feats, ":")
+	}
+	if t, err := targetid.ParseTargetID(triple, id); err == nil {
+		e.Arch = t.Processor
+	}
+}
+
+func textBundleComment(head []byte) (string, bool) {
+	for _, c := range []string{"//", ";", "#"} {
+		if bytes.HasPrefix(head, []byte("\n"+c+" "+bundle.Magic+"__START__ ")) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// maxTextBundle bounds the text bundles read whole (they are sources).
+const maxTextBundle = 64 << 20
+
+func (w *walker) textBundle(n *Node, v view, comment string, depth int) {
+	n.Format = "text-bundle"
+	if v.size > maxTextBundle {
+		n.Error = fmt.Sprintf("text bundle of %d bytes is larger than the %d bytes inspect reads", v.size, maxTextBundle)
+		return
+	}
+	es, err := bundle.ReadText(io.NewSectionReader(v.r, 0, v.size), comment)
+	if err != nil {
+		fail(n, v, err)
+		return
+	}
+	n.Detail = fmt.Sprintf("%d entries, comment %q", len(es), comment)
+	for _, e := range es {
+		c := &Node{Format: "text", Name: e.ID, Size: int64(len(e.Data)), Space: v.space, Offset: -1, Entry: bundleEntry(e.ID)}
+		n.Children = append(n.Children, c)
+	}
+}
+
+func (w *walker) offloadBinaries(n *Node, v view, depth int) {
+	n.Format = "offload-binary"
+	ims, err := offloadbin.ReadAll(v.r, v.size)
+	if err != nil {
+		fail(n, v, err)
+		return
+	}
+	n.Detail = fmt.Sprintf("%d images", len(ims))
+	for i := range ims {
+		im := &ims[i]
+		var c *Node
+		if im.Compressed {
+			c = &Node{Format: "data", Offset: im.Offset, Size: im.Size, Space: "inflated", Detail: "inside a compressed OffloadBinary"}
+		} else {
+			c = w.node(v.sub(im.Offset, im.Size), depth+1)
+		}
+		c.Name = im.Triple()
+		c.Entry = imageEntry(im)
+		n.Children = append(n.Children, c)
+	}
+}
+
+func imageEntry(im *offloadbin.Image) *Entry {
+	e := &Entry{
+		OffloadKind: im.OffloadKind.String(),
+		Triple:      im.Triple(),
+		ImageKind:   im.ImageKind.ObjdumpName(),
+		Version:     int(im.Version),
+	}
+	for _, kv := range im.Strings {
+		e.Strings = append(e.Strings, KV{kv.Key, kv.Value})
+	}
+	e.TargetID = im.Arch()
+	fillTargetID(e, e.Triple, im.Arch())
+	return e
+}
+
+func (w *walker) archive(n *Node, v view, depth int) {
+	n.Format = "archive"
+	rd, err := ar.NewReader(v.r, v.size)
+	if err != nil {
+		fail(n, v, err)
+		return
+	}
+	for {
+		m, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fail(n, v, err)
+			return
+		}
+		c := w.node(v.sub(m.Offset, m.Size), depth+1)
+		c.Name = m.Name
+		n.Children = append(n.Children, c)
+	}
+	n.Detail = fmt.Sprintf("%d members", len(n.Children))
+}
+
+func (w *walker) elf(n *Node, v view, depth int) {
+	n.Format = "elf"
+	f, err := elfobj.Open(v.r, v.size)
+	if err != nil {
+		fail(n, v, err)
+		return
+	}
+	n.Detail = elfDetail(f)
+	for _, s := range f.Sections {
+		if c := w.section(f, s, v, depth); c != nil {
+			n.Children = append(n.Children, c)
+		}
+	}
+}
+
+// section describes the sections that carry offload code; others are nil.
+func (w *walker) section(f *elfobj.File, s elfobj.Section, v view, depth int) *Node {
+	offloading := s.Type == elfobj.SHT_LLVM_OFFLOADING
+	isBundle := strings.HasPrefix(s.Name, bundle.Magic)
+	fatbin := s.Name == ".hip_fatbin" || s.Name == ".nv_fatbin" || strings.HasPrefix(s.Name, ".llvm.offloading")
+	if !offloading && !isBundle && !fatbin || s.Type == uint32(elf.SHT_NOBITS) {
+		return nil
+	}
+	sv := v.sub(int64(s.Offset), int64(s.Size))
+	var c *Node
+	switch {
+	case isBundle && s.Size == 1 && bytes.Equal(sv.head(1), []byte{0}):
+		c = &Node{Format: "host-marker", Offset: sv.base, Size: 1, Space: v.space, Detail: "the object itself is the host entry"}
+	default:
+		c = w.node(sv, depth+1)
+	}
+	c.Name = s.Name
+	if isBundle {
+		c.Entry = bundleEntry(strings.TrimPrefix(s.Name, bundle.Magic))
+		c.Name = c.Entry.ID
+	}
+	if c.Detail == "" {
+		c.Detail = "section " + s.Name
+	} else {
+		c.Detail = "section " + s.Name + ": " + c.Detail
+	}
+	return c
+}
+
+func elfDetail(f *elfobj.File) string {
+	class := "ELF64"
+	if f.Class == elf.ELFCLASS32 {
+		class = "ELF32"
+	}
+	typ := map[elf.Type]string{elf.ET_REL: "relocatable", elf.ET_EXEC: "executable", elf.ET_DYN: "shared object"}[f.Type]
+	if typ == "" {
+		typ = f.Type.String()
+	}
+	machine := strings.TrimPrefix(f.Machine.String(), "EM_")
+	switch f.Machine {
+	case 224:
+		machine = "AMDGPU"
+	case 190:
+		machine = "CUDA"
+	}
+	return fmt.Sprintf("%s %s, %s", class, typ, machine)
+}
+
+// leafKind names payloads that are not containers.
+func leafKind(head []byte) (string, string) {
+	switch {
+	case bytes.HasPrefix(head, []byte("BC\xc0\xde")), bytes.HasPrefix(head, []byte{0xde, 0xc0, 0x17, 0x0b}):
+		return "bitcode", "LLVM bitcode"
+	case len(head) >= 4 && binary.LittleEndian.Uint32(head) == 0x07230203:
+		return "spirv", "SPIR-V module"
+	case len(head) >= 4 && binary.LittleEndian.Uint32(head) == 0xba55ed50:
+		return "cuda-fatbin", "NVIDIA fat binary"
+	case bytes.Contains(head, []byte(".version")) && bytes.Contains(head, []byte(".target")):
+		return "ptx", "PTX assembly"
+	}
+	return "data", ""
+}
+
+// compressedSeq describes one CCOB, or several stored back to back (with
+// optional zero padding between them, as in .hip_fatbin sections).
+func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
+	w.compressed(n, v, depth)
+	if n.Error != "" || n.Size >= v.size {
+		return n
+	}
+	seq := &Node{Format: "ccob-sequence", Offset: v.base, Size: v.size, Space: v.space, Children: []*Node{n}}
+	for off := n.Size; off < v.size; {
+		next := skipZeros(v, off)
+		if next >= v.size {
+			break
+		}
+		rest := v.sub(next, v.size-next)
+		c := &Node{Offset: rest.base, Size: rest.size, Space: v.space}
+		if !ccob.IsCompressed(rest.head(8)) {
+			c.Format, c.Error = "data", fmt.Sprintf("at offset %d (%s): unexpected data after a compressed bundle", rest.base, v.space)
+			seq.Children = append(seq.Children, c)
+			break
+		}
+		w.compressed(c, rest, depth)
+		seq.Children = append(seq.Children, c)
+		if c.Error != "" || c.Size == 0 {
+			break
+		}
+		off = next + c.Size
+	}
+	seq.Detail = fmt.Sprintf("%d compressed bundles", len(seq.Children))
+	return seq
+}
+
+// skipZeros returns the first offset at or after off holding a non-zero byte.
+func skipZeros(v view, off int64) int64 {
+	buf := make([]byte, 4096)
+	for off < v.size {
+		k, _ := v.r.ReadAt(buf[:min(int64(len(buf)), v.size-off)], off)
+		if k == 0 {
+			return v.size
+		}
+		if i := bytes.IndexFunc(buf[:k], func(r rune) bool { return r != 0 }); i >= 0 {
+			return off + int64(i)
+		}
+		off += int64(k)
+	}
+	return off
+}
+
+// compressed decompresses a CCOB into a bounded prefix (hashing all of it)
+// and looks inside the prefix. Concatenated CCOBs become siblings.
+func (w *walker) compressed(n *Node, v view, depth int) {
+	n.Format = "ccob"
+	h, err := ccob.ParseHeader(v.head(64))
+	if err != nil {
+		fail(n, v, err)
+		return
+	}
+	keep := &prefixWriter{max: w.opt.KeepCompressed}
+	_, used, err := ccob.Decompress(keep, v.r, v.size, ccob.ReaderOptions{MaxUncompressedSize: w.opt.MaxUncompressedSize})
+	hashOK := err == nil
+	if err != nil && !errors.Is(err, ccob.ErrHashMismatch) {
+		fail(n, v, err)
+		return
+	}
+	n.Size = used
+	n.Compression = &Compression{
+		Version: int(h.Version), Method: h.Method.String(), CompressedSize: used,
+		UncompressedSize: h.UncompressedSize, Hash: fmt.Sprintf("0x%016x", h.Hash), HashOK: hashOK,
+	}
+	if used > 0 {
+		n.Compression.Ratio = float64(h.UncompressedSize) / float64(used)
+	}
+	if !hashOK {
+		n.Error = fmt.Sprintf("at offset %d (%s): hash mismatch: the payload does not match the stored truncated MD5 %s", v.base, v.space, n.Compression.Hash)
+	}
+	w.ccobs++
+	inner := view{r: bytes.NewReader(keep.buf), size: int64(len(keep.buf)), space: fmt.Sprintf("decompressed#%d", w.ccobs)}
+	c := w.node(inner, depth+1)
+	if int64(len(keep.buf)) < int64(h.UncompressedSize) && c.Error != "" {
+		c.Error += fmt.Sprintf(" (only the first %d bytes of the payload were kept)", len(keep.buf))
+	}
+	n.Children = append(n.Children, c)
+}
+
+// prefixWriter keeps the first max bytes written to it and counts the rest.
+type prefixWriter struct {
+	buf []byte
+	max int
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	if room := p.max - len(p.buf); room > 0 {
+		p.buf = append(p.buf, b[:min(room, len(b))]...)
+	}
+	return len(b), nil
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests and examples use, when missing:
+# the LLVM 22 tools (the oracle the tests compare against) and clang 16 with
+# its OpenMP offload runtime (the runtime the wrapper tests run on).
+set -euo pipefail
+pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clang-16 clang-tools-16 libomp-16-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing Debian packages: ${missing[*]} (run as root, or apt-get install them)" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/rules-offload/rules_offload/lib/bundler"
+	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/tool/internal/cl"
+)
+
+func init() {
+	register(&command{
+		name:    "bundler",
+		aliases: []string{"clang-offload-bundler"},
+		short:   "bundle and unbundle offload code (a drop-in clang-offload-bundler)",
+		run:     runBundler,
+	})
+}
+
+const bundlerOverview = `A tool to bundle several input files of the specified type <type>
+referring to the same source file but different targets into a single
+one. The resulting file can also be unbundled into different files by
+this tool if -unbundle is provided.`
+
+type bundlerFlags struct {
+	set                                                      *cl.Set
+	fileType, targets, input, inputs, output, outputs        *cl.Option
+	unbundle, list, printCmds, allowMissing, align, checkArc *cl.Option
+	hipOpenMP, compress, level, verbose, help, version       *cl.Option
+	method, maxSize                                          *cl.Option
+}
+
+func newBundlerFlags(prog string) *bundlerFlags {
+	s := cl.NewSet(prog, bundlerOverview, "[options]")
+	f := &bundlerFlags{set: s}
+	f.fileType = s.String("type", "string", "Type of the files to be bundled/unbundled: i ii cui hipi d ll bc s o a gch ast")
+	f.targets = s.List("targets", "string", "[<offload kind>-<target triple>,...]", true)
+	f.input = s.List("input", "string", "Input file. Can be specified multiple times for multiple input files.", false)
+	f.inputs = s.List("inputs", "string", "[<input file>,...] (deprecated)", true)
+	f.output = s.List("output", "string", "Output file. Can be specified multiple times for multiple output files.", false)
+	f.outputs = s.List("outputs", "string", "[<output file>,...] (deprecated)", true)
+	f.unbundle = s.Bool("unbundle", "Unbundle bundled file into several output files.")
+	f.list = s.Bool("list", "List bundle IDs in the bundled file.")
+	f.printCmds = s.Bool("###", "Print the llvm-objcopy commands LLVM would run (the work is done in-process).")
+	f.allowMissing = s.Bool("allow-missing-bundles", "Create empty files if bundles are missing when unbundling.")
+	f.align = s.String("bundle-align", "uint", "Alignment of bundle for binary files")
+	f.checkArc = s.Bool("check-input-archive", "Check if input heterogeneous archive is valid in terms of TargetID rules.")
+	f.hipOpenMP = s.Bool("hip-openmp-compatible", "Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa.")
+	f.compress = s.Bool("compress", "Compress output file when bundling.")
+	f.level = s.String("compression-level", "int", "Specify the compression level (integer)")
+	f.verbose = s.Bool("verbose", "Print debug information.")
+	f.help = s.Bool("help", "Display available options")
+	s.Alias("h", "help")
+	f.version = s.Bool("version", "Display the version of this program")
+	f.method = s.String("compression", "zlib|zstd", "Compression method for -compress (default zstd; not in LLVM)")
+	f.maxSize = s.String("max-uncompressed-size", "bytes", "Refuse compressed inputs that declare more (default 4 GiB; not in LLVM)")
+	return f
+}
+
+func runBundler(prog string, args []string, stdout, stderr io.Writer) int {
+	f := newBundlerFlags(prog)
+	if err := f.set.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
+		return 1
+	}
+	if f.help.On {
+		f.set.PrintHelp(stdout)
+		return 0
+	}
+	if f.version.On {
+		fmt.Fprintf(stdout, "rules_offload clang-offload-bundler version %s (offload %s)\n", llvmVersion, version)
+		return 0
+	}
+	if !f.fileType.Given() {
+		fmt.Fprintf(stderr, "%s: for the --type option: must be specified at least once!\n", prog)
+		return 1
+	}
+	if len(f.set.Positional) > 0 {
+		fmt.Fprintf(stderr, "%s: Too many positional arguments specified!\nCan specify at most 0 positional arguments: See: %s --help\n", prog, prog)
+		return 1
+	}
+	cfg, err := f.config(stderr)
+	if err == nil {
+		err = f.validate(cfg)
+	}
+	if err == nil {
+		err = f.work(cfg)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: error: %s\n", prog, err)
+		return 1
+	}
+	return 0
+}
+
+// config builds the job: environment first, then explicit flags, as LLVM.
+func (f *bundlerFlags) config(stderr io.Writer) (*bundler.Config, error) {
+	cfg := bundler.NewConfig()
+	cfg.Stdout, cfg.Stderr = os.Stdout, stderr
+	cfg.ApplyEnv(os.LookupEnv, stderr)
+	cfg.FileType = f.fileType.Value()
+	cfg.AllowMissingBundles = f.allowMissing.On
+	cfg.CheckInputArchive = f.checkArc.On
+	cfg.HIPOpenMPCompatible = f.hipOpenMP.On
+	cfg.PrintCommands = f.printCmds.On
+	if f.compress.Given() {
+		cfg.Compress = f.compress.On
+	}
+	if f.verbose.Given() {
+		cfg.Verbose = f.verbose.On
+	}
+	if f.align.Given() {
+		n, err := strconv.ParseUint(f.align.Value(), 0, 32)
+		if err != nil {
+			return nil, fmt.Errorf("for the --bundle-align option: '%s' value invalid for uint argument!", f.align.Value())
+		}
+		cfg.BundleAlign = int64(n)
+	}
+	if f.level.Given() {
+		n, err := strconv.Atoi(f.level.Value())
+		if err != nil {
+			return nil, fmt.Errorf("for the --compression-level option: '%s' value invalid for integer argument!", f.level.Value())
+		}
+		cfg.CompressionLevel = n
+	}
+	if f.method.Given() {
+		switch f.method.Value() {
+		case "zstd":
+			cfg.CompressionMethod = ccob.MethodZstd
+		case "zlib":
+			cfg.CompressionMethod = ccob.MethodZlib
+		default:
+			return nil, fmt.Errorf("for the --compression option: '%s' is not zlib or zstd", f.method.Value())
+		}
+	}
+	if f.maxSize.Given() {
+		n, err := strconv.ParseUint(f.maxSize.Value(), 0, 64)
+		if err != nil {
+			return nil, fmt.Errorf("for the --max-uncompressed-size option: '%s' is not a byte count", f.maxSize.Value())
+		}
+		cfg.MaxUncompressedSize = n
+	}
+	return cfg, nil
+}
+
+// validate applies clang-offload-bundler's command-line checks in its order.
+func (f *bundlerFlags) validate(cfg *bundler.Config) error {
+	if f.input.Given() && f.inputs.Given() {
+		return fmt.Errorf("-inputs and -input cannot be used together, use only -input instead")
+	}
+	if f.output.Given() && f.outputs.Given() {
+		return fmt.Errorf("-outputs and -output cannot be used together, use only -output instead")
+	}
+	warn := cfg.Stderr
+	cfg.Inputs = append(append([]string(nil), f.input.Values...), f.inputs.Values...)
+	if f.inputs.Given() {
+		fmt.Fprintf(warn, "%s: warning: -inputs is deprecated, use -input instead\n", f.set.Prog)
+	}
+	cfg.Outputs = append(append([]string(nil), f.output.Values...), f.outputs.Values...)
+	if f.outputs.Given() {
+		fmt.Fprintf(warn, "%s: warning: -outputs is deprecated, use -output instead\n", f.set.Prog)
+	}
+	cfg.Targets = f.targets.Values
+	if f.list.On {
+		switch {
+		case f.unbundle.On:
+			return fmt.Errorf("-unbundle and -list cannot be used together")
+		case len(cfg.Inputs) != 1:
+			return fmt.Errorf("only one input file supported for -list")
+		case len(cfg.Outputs) > 0:
+			return fmt.Errorf("-outputs option is invalid for -list")
+		case len(cfg.Targets) > 0:
+			return fmt.Errorf("-targets option is invalid for -list")
+		}
+		return nil
+	}
+	if cfg.CheckInputArchive {
+		if !f.unbundle.On {
+			return fmt.Errorf("-check-input-archive cannot be used while bundling")
+		}
+		if cfg.FileType != "a" {
+			return fmt.Errorf("-check-input-archive can only be used for unbundling archives (-type=a)")
+		}
+	}
+	if len(cfg.Outputs) == 0 {
+		return fmt.Errorf("no output file specified!")
+	}
+	if !f.targets.Given() {
+		return fmt.Errorf("for the --targets option: must be specified at least once!")
+	}
+	return f.validateCounts(cfg)
+}
+
+func (f *bundlerFlags) validateCounts(cfg *bundler.Config) error {
+	if f.unbundle.On {
+		if len(cfg.Inputs) != 1 {
+			return fmt.Errorf("only one input file supported in unbundling mode")
+		}
+		if len(cfg.Outputs) != len(cfg.Targets) {
+			return fmt.Errorf("number of output files and targets should match in unbundling mode")
+		}
+		return nil
+	}
+	if cfg.FileType == "a" {
+		return fmt.Errorf("Archive files are only supported for unbundling")
+	}
+	if len(cfg.Outputs) != 1 {
+		return fmt.Errorf("only one output file supported in bundling mode")
+	}
+	if len(cfg.Inputs) != len(cfg.Targets) {
+		return fmt.Errorf("number of input files and targets should match in bundling mode")
+	}
+	return nil
+}
+
+func (f *bundlerFlags) work(cfg *bundler.Config) error {
+	switch {
+	case f.list.On:
+		return bundler.List(cfg)
+	case f.unbundle.On:
+		return bundler.Unbundle(cfg)
+	}
+	return bundler.Bundle(cfg)
+}
