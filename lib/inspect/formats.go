@@ -105,7 +105,7 @@ func (w *walker) offloadBinaries(n *Node, v view, depth int) {
 		} else {
 			c = w.node(v.sub(im.Offset, im.Size), depth+1)
 		}
-		c.Name = im.Triple()
+		c.Name = fmt.Sprintf("image %d", i)
 		c.Entry = imageEntry(im)
 		n.Children = append(n.Children, c)
 	}

@@ -1,0 +1,238 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// tool returns the path of an LLVM tool or skips the test loudly.
+func tool(t testing.TB, name string) string {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("SKIP: %s not found on PATH; install Debian's LLVM 22 (scripts/install-deps.sh) to run this cross-check", name)
+	}
+	return p
+}
+
+func run(t testing.TB, dir string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(tool(t, name), args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, errb.String())
+	}
+	return out.String()
+}
+
+const hipSource = `#define __device__ __attribute__((device))
+extern "C" __device__ float twice(float x) { return 2 * x; }
+__device__ float g;
+`
+
+// hipObject compiles a HIP host object for three GPUs with LLVM's own bundler.
+func hipObject(t *testing.T, dir string, extra ...string) string {
+	if err := os.WriteFile(filepath.Join(dir, "k.hip"), []byte(hipSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"-cuid=fixed", "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+",
+		"--offload-arch=gfx1100", "-nogpuinc", "-nogpulib", "-c", "k.hip", "-o", "k.o"}, extra...)
+	run(t, dir, "clang++-22", args...)
+	return filepath.Join(dir, "k.o")
+}
+
+// entryIDs collects the bundle entry IDs found anywhere under n.
+func entryIDs(n *Node) []string {
+	var ids []string
+	var walk func(*Node)
+	walk = func(n *Node) {
+		if n.Entry != nil && n.Entry.ID != "" {
+			ids = append(ids, n.Entry.ID)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(n)
+	sort.Strings(ids)
+	return ids
+}
+
+// llvmList runs clang-offload-bundler-22 -list and sorts its answer.
+func llvmList(t *testing.T, dir, file, typ string) []string {
+	out := run(t, dir, "clang-offload-bundler-22", "-type="+typ, "-list", "-input="+file)
+	ids := strings.Fields(out)
+	sort.Strings(ids)
+	return ids
+}
+
+func inspectFile(t *testing.T, path string) *Node {
+	t.Helper()
+	n, err := File(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestHIPObjectAgainstLLVM(t *testing.T) {
+	for _, compress := range []bool{false, true} {
+		dir := t.TempDir()
+		var extra []string
+		if compress {
+			extra = []string{"--offload-compress"}
+		}
+		obj := hipObject(t, dir, extra...)
+		// The .hip_fatbin section holds the bundle LLVM made; extract it
+		// with objcopy and let LLVM list it.
+		run(t, dir, "llvm-objcopy-22", "--dump-section=.hip_fatbin=fatbin", obj)
+		want := llvmList(t, dir, "fatbin", "o")
+		n := inspectFile(t, obj)
+		if n.Failed() {
+			t.Fatalf("compress=%v: unexpected error in %+v", compress, dump(n))
+		}
+		if got := entryIDs(n); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("compress=%v: entries %v, LLVM lists %v", compress, got, want)
+		}
+		if compress && !strings.Contains(dump(n), `"hash_ok": true`) {
+			t.Errorf("compressed fat binary: no verified CCOB in %s", dump(n))
+		}
+	}
+}
+
+func TestCompressedHashMismatch(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "h"), []byte("HOSTDATA"), 0o644)
+	os.WriteFile(filepath.Join(dir, "d"), bytes.Repeat([]byte("DEVICE"), 100), 0o644)
+	run(t, dir, "clang-offload-bundler-22", "-type=bc", "-compress",
+		"-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906",
+		"-input=h", "-input=d", "-output=b.ccob")
+	data, _ := os.ReadFile(filepath.Join(dir, "b.ccob"))
+	n := Inspect(bytes.NewReader(data), int64(len(data)), "b.ccob", Options{})
+	if n.Failed() || n.Compression == nil || !n.Compression.HashOK || n.Compression.Version != 3 || n.Compression.Method != "zstd" {
+		t.Fatalf("good CCOB: %s", dump(n))
+	}
+	data[24] ^= 0xff // first byte of the v3 hash field
+	n = Inspect(bytes.NewReader(data), int64(len(data)), "b.ccob", Options{})
+	if !n.Failed() || n.Compression == nil || n.Compression.HashOK || !strings.Contains(n.Error, "hash") {
+		t.Fatalf("corrupted hash not reported: %s", dump(n))
+	}
+}
+
+func TestOffloadBinaryAgainstLLVM(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.o"), []byte("AAAA"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.bc"), []byte("BC\xc0\xde-not-really"), 0o644)
+	run(t, dir, "llvm-offload-binary-22", "-o", "p.bin",
+		"--image=file=a.o,triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=hip",
+		"--image=file=b.bc,triple=nvptx64-nvidia-cuda,arch=sm_90,kind=openmp")
+	n := inspectFile(t, filepath.Join(dir, "p.bin"))
+	if n.Format != "offload-binary" || len(n.Children) != 2 || n.Failed() {
+		t.Fatalf("got %s", dump(n))
+	}
+	a, b := n.Children[0].Entry, n.Children[1].Entry
+	if a.Triple != "amdgcn-amd-amdhsa" || a.Arch != "gfx90a" || strings.Join(a.Features, ":") != "xnack+" || a.OffloadKind != "hip" || a.ImageKind != "elf" {
+		t.Errorf("first image: %+v", a)
+	}
+	if b.Triple != "nvptx64-nvidia-cuda" || b.Arch != "sm_90" || b.OffloadKind != "openmp" || b.ImageKind != "llvm ir" {
+		t.Errorf("second image: %+v", b)
+	}
+	if n.Children[1].Format != "bitcode" {
+		t.Errorf("bitcode image recognised as %q", n.Children[1].Format)
+	}
+}
+
+func TestNewDriverObjectInArchive(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "k.hip"), []byte(hipSource), 0o644)
+	run(t, dir, "clang++-22", "-cuid=fixed", "-x", "hip", "--offload-new-driver", "-fgpu-rdc", "--offload-arch=gfx906",
+		"--offload-arch=gfx1100", "-nogpuinc", "-nogpulib", "-c", "k.hip", "-o", "k.o")
+	run(t, dir, "llvm-ar-22", "rc", "lib.a", "k.o")
+	objdump := run(t, dir, "llvm-objdump-22", "--offloading", "k.o")
+	n := inspectFile(t, filepath.Join(dir, "lib.a"))
+	s := dump(n)
+	if n.Format != "archive" || n.Failed() {
+		t.Fatalf("got %s", s)
+	}
+	for _, arch := range []string{"gfx906", "gfx1100"} {
+		if !strings.Contains(objdump, "arch            "+arch) {
+			t.Fatalf("llvm-objdump does not show %s:\n%s", arch, objdump)
+		}
+		if !strings.Contains(s, `"arch": "`+arch+`"`) {
+			t.Errorf("inspect misses %s image: %s", arch, s)
+		}
+	}
+}
+
+func TestTruncatedBundleSaysWhere(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "h"), []byte("HOSTDATA"), 0o644)
+	os.WriteFile(filepath.Join(dir, "d"), []byte("DEV1"), 0o644)
+	run(t, dir, "clang-offload-bundler-22", "-type=bc",
+		"-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906",
+		"-input=h", "-input=d", "-output=b.bc")
+	data, _ := os.ReadFile(filepath.Join(dir, "b.bc"))
+	n := Inspect(bytes.NewReader(data[:len(data)-1]), int64(len(data)-1), "b.bc", Options{})
+	if !n.Failed() || !strings.Contains(n.Error, "offset") {
+		t.Fatalf("truncated bundle: %s", dump(n))
+	}
+}
+
+func TestDepthLimit(t *testing.T) {
+	// A bundle whose only entry is the bundle itself, nested 40 times.
+	inner := []byte("x")
+	for i := 0; i < 40; i++ {
+		inner = wrapBundle(inner)
+	}
+	n := Inspect(bytes.NewReader(inner), int64(len(inner)), "deep", Options{MaxDepth: 8})
+	if !n.Failed() || !strings.Contains(dump(n), "nesting deeper than 8") {
+		t.Fatalf("depth limit not applied")
+	}
+}
+
+// wrapBundle builds a one-entry binary bundle by hand (layout of
+// llvm-offload-formats.md §1.4), independent of the bundle package.
+func wrapBundle(payload []byte) []byte {
+	id := "hip-amdgcn-amd-amdhsa--gfx906"
+	var b bytes.Buffer
+	b.WriteString("__CLANG_OFFLOAD_BUNDLE__")
+	le := func(v uint64) {
+		for i := 0; i < 8; i++ {
+			b.WriteByte(byte(v >> (8 * i)))
+		}
+	}
+	le(1)
+	le(uint64(24 + 8 + 24 + len(id)))
+	le(uint64(len(payload)))
+	le(uint64(len(id)))
+	b.WriteString(id)
+	b.Write(payload)
+	return b.Bytes()
+}
+
+func dump(n *Node) string {
+	b, _ := json.MarshalIndent(n, "", " ")
+	return string(b)
+}
+
+func FuzzInspect(f *testing.F) {
+	f.Add(wrapBundle([]byte("x")))
+	f.Add(wrapBundle(wrapBundle([]byte("\x7fELF"))))
+	f.Add([]byte("CCOB\x03\x00\x01\x00"))
+	f.Add([]byte("!<arch>\n"))
+	f.Add([]byte("\x10\xff\x10\xad\x01\x00\x00\x00"))
+	f.Add([]byte("\n// __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\nx\n// __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := Inspect(bytes.NewReader(data), int64(len(data)), "fuzz", Options{MaxUncompressedSize: 1 << 20, KeepCompressed: 1 << 16})
+		if _, err := json.Marshal(n); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
