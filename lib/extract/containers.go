@@ -1,0 +1,166 @@
+package extract
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/elfobj"
+	"github.com/rules-offload/rules_offload/lib/offloadbin"
+)
+
+func (w *Walker) binaryBundle(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
+	es, err := bundle.ReadBinary(r, size)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if err := w.entry(e.ID, e.Open(r), e.Size, where, depth, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxText bounds text bundles, which are read into memory (they hold sources).
+const maxText = 256 << 20
+
+func (w *Walker) textBundle(r io.ReaderAt, size int64, comment string, where []string, fn func(*Image) error) error {
+	if size > maxText {
+		return fmt.Errorf("text bundle of %d bytes is larger than the %d bytes supported", size, maxText)
+	}
+	es, err := bundle.ReadText(io.NewSectionReader(r, 0, size), comment)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if err := w.entry(e.ID, bytes.NewReader(e.Data), int64(len(e.Data)), where, 0, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compressed decompresses each CCOB (they may be concatenated, with zero
+// padding between) into a temporary file and walks it.
+func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
+	for off, i := int64(0), 0; off < size; i++ {
+		tmp, err := os.CreateTemp(w.opt.TempDir, "offload-extract-*")
+		if err != nil {
+			return err
+		}
+		os.Remove(tmp.Name())
+		w.tmps = append(w.tmps, tmp)
+		h, used, err := ccob.Decompress(tmp, io.NewSectionReader(r, off, size-off), size-off,
+			ccob.ReaderOptions{MaxUncompressedSize: w.opt.MaxUncompressedSize})
+		if err != nil {
+			return fmt.Errorf("compressed bundle at offset %d: %w", off, err)
+		}
+		name := fmt.Sprintf("ccob@%d", off)
+		if err := w.any(tmp, int64(h.UncompressedSize), with(where, name), depth+1, fn); err != nil {
+			return err
+		}
+		off = nextNonZero(r, off+used, size)
+		if off < size && !ccob.IsCompressed(headOf(io.NewSectionReader(r, off, size-off), size-off, 8)) {
+			return fmt.Errorf("unexpected data after the compressed bundle, at offset %d", off)
+		}
+	}
+	return nil
+}
+
+func nextNonZero(r io.ReaderAt, off, size int64) int64 {
+	buf := make([]byte, 4096)
+	for off < size {
+		k, _ := r.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if k == 0 {
+			return size
+		}
+		for i, b := range buf[:k] {
+			if b != 0 {
+				return off + int64(i)
+			}
+		}
+		off += int64(k)
+	}
+	return size
+}
+
+func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
+	ims, err := offloadbin.ReadAll(r, size)
+	if err != nil {
+		return err
+	}
+	for i := range ims {
+		ob := &ims[i]
+		label := fmt.Sprintf("image %d", i)
+		data := io.ReaderAt(ob.Open())
+		head := headOf(data, ob.Size, 64)
+		if offloadbin.IsOffloadBinary(head) || bundle.IsBinary(head) || ccob.IsCompressed(head) {
+			if err := w.any(data, ob.Size, with(where, label), depth+1, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		im := &Image{
+			Where: with(where, label), OffloadKind: ob.OffloadKind.String(), Triple: ob.Triple(),
+			TargetID: ob.Arch(), ImageKind: ob.ImageKind, Strings: ob.Strings, Size: ob.Size, data: data,
+		}
+		if err := fn(im); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *Walker) archive(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
+	rd, err := ar.NewReader(r, size)
+	if err != nil {
+		return err
+	}
+	for {
+		m, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := w.any(m.Open(r), m.Size, with(where, m.Name), depth+1, fn); err != nil {
+			return err
+		}
+	}
+}
+
+// elf walks the sections that carry offload code: bundle sections (the
+// host marker section is skipped), .hip_fatbin and .llvm.offloading.
+func (w *Walker) elf(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
+	f, err := elfobj.Open(r, size)
+	if err != nil {
+		return err
+	}
+	for _, s := range f.Sections {
+		if s.Type == uint32(elf.SHT_NOBITS) {
+			continue
+		}
+		sr := f.SectionReader(s)
+		switch {
+		case strings.HasPrefix(s.Name, bundle.Magic):
+			if s.Size == 1 && bytes.Equal(headOf(sr, 1, 1), []byte{0}) {
+				continue // the object itself is the host entry
+			}
+			err = w.entry(strings.TrimPrefix(s.Name, bundle.Magic), sr, int64(s.Size), where, depth, fn)
+		case s.Type == elfobj.SHT_LLVM_OFFLOADING, s.Name == ".hip_fatbin", strings.HasPrefix(s.Name, ".llvm.offloading"):
+			err = w.any(sr, int64(s.Size), with(where, s.Name), depth+1, fn)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

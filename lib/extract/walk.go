@@ -1,0 +1,186 @@
+// Package extract finds the device images inside any offload container —
+// bundles (binary, text, compressed, in ELF sections or .hip_fatbin), OffloadBinaries,
+// ELF files with .llvm.offloading sections and ar archives of these, nested
+// to any depth — and hands each to the caller with its target and a reader.
+// It backs `offload extract` and `offload convert`.
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/elfobj"
+	"github.com/rules-offload/rules_offload/lib/offloadbin"
+	"github.com/rules-offload/rules_offload/lib/targetid"
+)
+
+// Image is one device image found in a container.
+type Image struct {
+	// Where lists the containers it was found in, outermost first, such as
+	// ["lib.a", "k.o", ".hip_fatbin", "hipv4-amdgcn-amd-amdhsa--gfx906"].
+	Where []string
+	// BundleID is the bundle entry ID, for images from bundles.
+	BundleID string
+	// OffloadKind is host, hip, hipv4, openmp (bundles) or openmp, cuda,
+	// hip, sycl, none (OffloadBinaries).
+	OffloadKind string
+	Triple      string // without a trailing '-'
+	TargetID    string // processor with features, such as gfx90a:xnack+
+	ImageKind   offloadbin.ImageKind
+	Strings     []offloadbin.KV // OffloadBinary metadata
+	Size        int64
+	data        io.ReaderAt
+}
+
+// Open returns a reader over the image bytes.
+func (im *Image) Open() *io.SectionReader { return io.NewSectionReader(im.data, 0, im.Size) }
+
+// Processor is the target ID without features.
+func (im *Image) Processor() string {
+	p, _, _ := strings.Cut(im.TargetID, ":")
+	return p
+}
+
+// Options tune a walk.
+type Options struct {
+	MaxDepth            int    // 0 means 16
+	MaxUncompressedSize uint64 // 0: the ccob default
+	TempDir             string // where compressed payloads are decompressed
+}
+
+// Walker walks containers; Close removes its temporary files.
+type Walker struct {
+	opt    Options
+	tmps   []*os.File
+	closer []func()
+}
+
+// OnClose registers fn to run when the walker is closed, so that callers can
+// tie the lifetime of their inputs to the images found in them.
+func (w *Walker) OnClose(fn func()) { w.closer = append(w.closer, fn) }
+
+// NewWalker returns a Walker.
+func NewWalker(opt Options) *Walker {
+	if opt.MaxDepth == 0 {
+		opt.MaxDepth = 16
+	}
+	return &Walker{opt: opt}
+}
+
+// Close releases the decompressed data; images found become unreadable.
+func (w *Walker) Close() {
+	for _, f := range w.tmps {
+		f.Close()
+	}
+	for _, fn := range w.closer {
+		fn()
+	}
+	w.tmps, w.closer = nil, nil
+}
+
+// Walk calls fn for each device image in the size bytes of r, a file called
+// name. A container that fails to parse stops the walk with an error that
+// names where it was found.
+func (w *Walker) Walk(r io.ReaderAt, size int64, name string, fn func(*Image) error) error {
+	return w.any(r, size, []string{name}, 0, fn)
+}
+
+func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
+	if depth > w.opt.MaxDepth {
+		return fmt.Errorf("%s: nesting deeper than %d levels", strings.Join(where, ": "), w.opt.MaxDepth)
+	}
+	head := headOf(r, size, 64)
+	var err error
+	switch {
+	case ccob.IsCompressed(head):
+		err = w.compressed(r, size, where, depth, fn)
+	case bundle.IsBinary(head):
+		err = w.binaryBundle(r, size, where, depth, fn)
+	case offloadbin.IsOffloadBinary(head):
+		err = w.offloadBinaries(r, size, where, depth, fn)
+	case elfobj.IsELF(head):
+		err = w.elf(r, size, where, depth, fn)
+	case bytes.HasPrefix(head, []byte(ar.Magic)):
+		err = w.archive(r, size, where, depth, fn)
+	default:
+		if c, ok := textComment(head); ok {
+			err = w.textBundle(r, size, c, where, fn)
+		}
+	}
+	var we *walkError
+	if err != nil && !errors.As(err, &we) {
+		err = &walkError{where: strings.Join(where, ": "), err: err}
+	}
+	return err
+}
+
+// walkError names the container path of a failure once.
+type walkError struct {
+	where string
+	err   error
+}
+
+func (e *walkError) Error() string { return e.where + ": " + e.err.Error() }
+func (e *walkError) Unwrap() error { return e.err }
+
+func headOf(r io.ReaderAt, size int64, n int) []byte {
+	if int64(n) > size {
+		n = int(size)
+	}
+	b := make([]byte, n)
+	k, _ := r.ReadAt(b, 0)
+	return b[:k]
+}
+
+func textComment(head []byte) (string, bool) {
+	for _, c := range []string{"//", ";", "#"} {
+		if bytes.HasPrefix(head, []byte("\n"+c+" "+bundle.Magic+"__START__ ")) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+func with(where []string, s string) []string {
+	return append(append([]string(nil), where...), s)
+}
+
+// entryImage describes a bundle entry; payloads that are themselves
+// containers of images (nested bundles or OffloadBinaries) are walked instead.
+func (w *Walker) entry(id string, r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
+	head := headOf(r, size, 64)
+	if ccob.IsCompressed(head) || bundle.IsBinary(head) || offloadbin.IsOffloadBinary(head) {
+		return w.any(r, size, with(where, id), depth+1, fn)
+	}
+	im := &Image{Where: with(where, id), BundleID: id, Size: size, data: r}
+	if p, err := targetid.ParseEntryID(id); err == nil {
+		im.OffloadKind, im.Triple, im.TargetID = p.Kind, strings.TrimSuffix(p.TripleString(), "-"), p.TargetID
+	}
+	im.ImageKind = kindOf(head)
+	return fn(im)
+}
+
+// kindOf guesses an image kind from content, for images from bundles,
+// which record none.
+func kindOf(head []byte) offloadbin.ImageKind {
+	switch {
+	case bytes.HasPrefix(head, []byte("BC\xc0\xde")), bytes.HasPrefix(head, []byte{0xde, 0xc0, 0x17, 0x0b}):
+		return offloadbin.ImageBitcode
+	case elfobj.IsELF(head):
+		return offloadbin.ImageObject
+	case bytes.Contains(head, []byte(".version")):
+		return offloadbin.ImagePTX
+	case len(head) >= 4 && bytes.Equal(head[:4], []byte{0x50, 0xed, 0x55, 0xba}):
+		return offloadbin.ImageFatbinary
+	case len(head) >= 4 && bytes.Equal(head[:4], []byte{0x03, 0x02, 0x23, 0x07}):
+		return offloadbin.ImageSPIRV
+	}
+	return offloadbin.ImageNone
+}
