@@ -40,6 +40,15 @@ type Option struct {
 	On     bool     // a Bool's final value
 }
 
+// Spell writes an option name as LLVM prints it: one dash for one-letter
+// names, two otherwise.
+func Spell(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
 // Given reports whether the option occurred on the command line.
 func (o *Option) Given() bool { return o.Count > 0 }
 
@@ -126,7 +135,7 @@ func (s *Set) Parse(args []string) error {
 		}
 		if o.Kind != Bool && !hasValue {
 			if i+1 >= len(args) {
-				return errorf("for the --%s option: requires a value!", o.Name)
+				return errorf("for the %s option: requires a value!", Spell(o.Name))
 			}
 			i++
 			value, hasValue = args[i], true
@@ -152,7 +161,7 @@ func (o *Option) set(value string, hasValue bool) error {
 		case "false", "FALSE", "False", "0":
 			o.On = false
 		default:
-			return errorf("for the --%s option: '%s' is invalid value for boolean argument! Try 0 or 1", o.Name, value)
+			return errorf("for the %s option: '%s' is invalid value for boolean argument! Try 0 or 1", Spell(o.Name), value)
 		}
 	case Value:
 		o.Values = append(o.Values, value)
@@ -169,7 +178,7 @@ func (o *Option) set(value string, hasValue bool) error {
 func (s *Set) unknown(arg string) error {
 	msg := fmt.Sprintf("Unknown command line argument '%s'.  Try: '%s --help'", arg, s.Prog)
 	if near := s.nearest(arg); near != "" {
-		msg += fmt.Sprintf("\n%s: Did you mean '--%s'?", s.Prog, near)
+		msg += fmt.Sprintf("\n%s: Did you mean '%s'?", s.Prog, Spell(near))
 	}
 	return &Error{Msg: msg}
 }
@@ -221,7 +230,7 @@ func (s *Set) PrintHelp(w io.Writer) {
 		if o.Hidden {
 			continue
 		}
-		spell := "--" + o.Name
+		spell := Spell(o.Name)
 		if o.Kind != Bool {
 			spell += "=<" + o.ValueName + ">"
 		}

@@ -1,0 +1,181 @@
+// Package packager implements what llvm-offload-binary (formerly
+// clang-offload-packager) does with OffloadBinary files, with LLVM 22's
+// semantics: packaging device images described by --image=key=value,...
+// options into one output, and extracting images from offload binaries, ELF
+// files and archives.
+//
+// Packaged output is byte-identical to llvm-offload-binary-22's, including
+// the order of string entries, which LLVM takes from a hash table (see
+// ImageArgs).
+package packager
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/rules-offload/rules_offload/lib/offloadbin"
+)
+
+// ErrFileRequired is LLVM's error for an --image without file=. Its text is
+// LLVM's, so front ends can print it unchanged.
+var ErrFileRequired = errors.New("'file' is a required image arguments")
+
+// Source is one device image to package.
+type Source struct {
+	// File is the file= value naming the image ("-" is standard input).
+	File        string
+	OffloadKind offloadbin.OffloadKind
+	// Strings are the metadata pairs: every key of the --image value except
+	// file and kind, in LLVM's order.
+	Strings []offloadbin.KV
+
+	// Data and Size hold the image; the caller sets them (see OpenSources)
+	// before calling Package.
+	Data io.ReaderAt
+	Size int64
+}
+
+// Sources turns --image values into the images to package, in command-line
+// order; file=a,file=b (or file=a,b... as joined by repetition) gives one
+// image per file, all sharing the other keys.
+func Sources(images []string) ([]Source, error) {
+	var out []Source
+	for _, spec := range images {
+		args := ParseImageArgs(spec)
+		files, ok := args.Get("file")
+		if !ok {
+			return nil, ErrFileRequired
+		}
+		var okind offloadbin.OffloadKind
+		var kvs []offloadbin.KV
+		for _, kv := range args.pairs {
+			switch kv.Key {
+			case "kind":
+				okind = offloadbin.ParseOffloadKind(kv.Value)
+			case "file":
+			default:
+				kvs = append(kvs, kv)
+			}
+		}
+		for _, f := range strings.Split(files, ",") {
+			out = append(out, Source{File: f, OffloadKind: okind, Strings: kvs})
+		}
+	}
+	return out, nil
+}
+
+// DetectImageKind decides an image's kind as LLVM 22 does: bitcode (by its
+// magic, raw or wrapped) regardless of the name, else by the extension of
+// name via offloadbin.ParseImageKind. head is the start of the file.
+func DetectImageKind(name string, head []byte) offloadbin.ImageKind {
+	if isBitcode(head) {
+		return offloadbin.ImageBitcode
+	}
+	ext := llvmExtension(name)
+	if ext == "" {
+		return offloadbin.ImageNone
+	}
+	return offloadbin.ParseImageKind(ext[1:])
+}
+
+func isBitcode(b []byte) bool {
+	s := string(b)
+	return strings.HasPrefix(s, "BC\xc0\xde") || strings.HasPrefix(s, "\xde\xc0\x17\x0b")
+}
+
+// Package writes one version 1 OffloadBinary per source, back to back, as
+// llvm-offload-binary-22 -o does. It returns the number of bytes written.
+func Package(w io.Writer, sources []Source) (int64, error) {
+	var total int64
+	for _, s := range sources {
+		var head [4]byte
+		n, err := s.Data.ReadAt(head[:min(int64(len(head)), s.Size)], 0)
+		if err != nil && err != io.EOF {
+			return total, err
+		}
+		kind := DetectImageKind(s.File, head[:n])
+		m, err := offloadbin.Write(w, kind, s.OffloadKind, 0, s.Strings, io.NewSectionReader(s.Data, 0, s.Size), s.Size)
+		total += m
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// OpenSources opens every source's file and sets Data and Size; "-" reads
+// standard input (stdin) into memory, as LLVM does. The returned function
+// closes the files. On error nothing stays open.
+func OpenSources(sources []Source, stdin io.Reader) (closeAll func(), err error) {
+	var files []*os.File
+	closeAll = func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for i := range sources {
+		s := &sources[i]
+		if s.File == "-" {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			s.Data, s.Size = strings.NewReader(string(b)), int64(len(b))
+			continue
+		}
+		f, err := os.Open(s.File)
+		if err == nil {
+			files = append(files, f)
+			var fi os.FileInfo
+			if fi, err = f.Stat(); err == nil && fi.IsDir() {
+				err = &os.PathError{Op: "read", Path: s.File, Err: syscall.EISDIR}
+			}
+			if err == nil {
+				s.Data, s.Size = f, fi.Size()
+			}
+		}
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+	}
+	return closeAll, nil
+}
+
+// llvmExtension is llvm::sys::path::extension: the last '.' and what follows
+// in the file name, except for the names "." and "..".
+func llvmExtension(path string) string {
+	name := llvmFilename(path)
+	if name == "." || name == ".." {
+		return ""
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i:]
+	}
+	return ""
+}
+
+// llvmStem is llvm::sys::path::stem: the file name without its extension.
+func llvmStem(path string) string {
+	name := llvmFilename(path)
+	return name[:len(name)-len(llvmExtension(name))]
+}
+
+// llvmFilename is llvm::sys::path::filename for POSIX paths: the last
+// component, "." when the path ends in a separator, "/" for the root.
+func llvmFilename(path string) string {
+	if path == "" {
+		return ""
+	}
+	if strings.HasSuffix(path, "/") {
+		if strings.Trim(path, "/") == "" {
+			return "/"
+		}
+		return "."
+	}
+	return path[strings.LastIndexByte(path, '/')+1:]
+}

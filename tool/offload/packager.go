@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/offloadbin"
+	"github.com/rules-offload/rules_offload/lib/packager"
+	"github.com/rules-offload/rules_offload/tool/internal/cl"
+)
+
+func init() {
+	register(&command{
+		name:    "packager",
+		aliases: []string{"llvm-offload-binary", "clang-offload-packager"},
+		short:   "package and extract OffloadBinary images (a drop-in llvm-offload-binary)",
+		run:     runPackager,
+	})
+}
+
+// Help texts of llvm-offload-binary-22, with %s for the program: -h and a
+// bare invocation print the plain list, --help and --help-hidden LLVM's
+// categorized form.
+const (
+	packagerHelpHead = `OVERVIEW: A utility for bundling several object files into a single binary.
+The output binary can then be embedded into the host section table
+to create a fatbinary containing offloading code.
+
+USAGE: %s [options] Extract from <file>.
+
+OPTIONS:
+`
+	packagerHelpList = `  --archive                   - Write extracted files to a static archive
+  --help                      - Display available options (--help-hidden for more)
+  --image=<<key>=<value>,...> - List of key and value arguments. Required keywords are 'file' and 'triple'.
+  -o <file>                   - Write output to <file>.
+  --version                   - Display the version of this program
+`
+	packagerHelpGeneric = `
+Generic Options:
+
+  --help                      - Display available options (--help-hidden for more)
+  --help-list                 - Display list of available options (--help-list-hidden for more)
+  --version                   - Display the version of this program
+`
+	packagerHelpGenericHidden = `
+Generic Options:
+
+  --help                      - Display available options (--help-hidden for more)
+  --help-hidden               - Display all available options
+  --help-list                 - Display list of available options (--help-list-hidden for more)
+  --help-list-hidden          - Display list of all available options
+  --print-all-options         - Print all option values after command line parsing
+  --print-options             - Print non-default options after command line parsing
+  --version                   - Display the version of this program
+`
+	packagerHelpOwn = `
+llvm-offload-binary options:
+
+  --archive                   - Write extracted files to a static archive
+  --image=<<key>=<value>,...> - List of key and value arguments. Required keywords are 'file' and 'triple'.
+  -o <file>                   - Write output to <file>.
+`
+)
+
+type packagerFlags struct {
+	set                              *cl.Set
+	output, images, archive, h, vers *cl.Option
+	help, helpHidden, helpList       *cl.Option
+}
+
+func newPackagerFlags(prog string) *packagerFlags {
+	s := cl.NewSet(prog, "", "")
+	f := &packagerFlags{set: s}
+	f.output = s.String("o", "file", "Write output to <file>.")
+	f.images = s.List("image", "<key>=<value>,...", "List of key and value arguments. Required keywords are 'file' and 'triple'.", false)
+	f.archive = s.Bool("archive", "Write extracted files to a static archive")
+	f.h = s.Bool("h", "Alias for -help")
+	f.help = s.Bool("help", "Display available options")
+	f.helpHidden = s.Bool("help-hidden", "Display all available options")
+	f.helpList = s.Bool("help-list", "Display list of available options")
+	f.vers = s.Bool("version", "Display the version of this program")
+	return f
+}
+
+// printHelp handles LLVM's built-in help options, which print and exit as
+// soon as they are parsed; it reports whether one was given.
+func (f *packagerFlags) printHelp(prog string, w io.Writer) bool {
+	switch {
+	case f.help.On:
+		fmt.Fprintf(w, packagerHelpHead+packagerHelpGeneric+packagerHelpOwn, prog)
+	case f.helpHidden.On:
+		fmt.Fprintf(w, packagerHelpHead+packagerHelpGenericHidden+packagerHelpOwn, prog)
+	case f.helpList.On:
+		fmt.Fprintf(w, packagerHelpHead+packagerHelpList, prog)
+	default:
+		return false
+	}
+	return true
+}
+
+func runPackager(prog string, args []string, stdout, stderr io.Writer) int {
+	f := newPackagerFlags(prog)
+	if err := f.set.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
+		return 1
+	}
+	if f.printHelp(prog, stdout) {
+		return 0
+	}
+	if len(f.set.Positional) > 1 {
+		fmt.Fprintf(stderr, "%s: Too many positional arguments specified!\nCan specify at most 1 positional arguments: See: %s --help\n", prog, prog)
+		return 1
+	}
+	if f.vers.On {
+		fmt.Fprintf(stdout, "rules_offload llvm-offload-binary version %s (offload %s)\n", llvmVersion, version)
+		return 0
+	}
+	// LLVM checks the stem of argv[0], so clang-offload-packager-22 does not warn.
+	if strings.HasSuffix(strings.TrimSuffix(prog, filepath.Ext(prog)), "clang-offload-packager") {
+		fmt.Fprintln(stderr, "warning: 'clang-offload-packager' is deprecated. Use 'llvm-offload-binary' instead.")
+	}
+	output, input := f.output.Value(), ""
+	if len(f.set.Positional) == 1 {
+		input = f.set.Positional[0]
+	}
+	if f.h.On || output == "" && input == "" {
+		fmt.Fprintf(stdout, packagerHelpHead+packagerHelpList, prog)
+		return 0
+	}
+	var err error
+	switch {
+	case input != "" && output != "":
+		err = errors.New("Packaging to an output file and extracting from an input file are mutually exclusive.")
+	case output != "":
+		err = packageImages(output, f.images.Values, stdout)
+	default:
+		err = extractImages(prog, input, f.images.Values, f.archive.On, stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: error: %s\n", prog, packagerMessage(prog, err))
+		return 1
+	}
+	return 0
+}
+
+// packageImages is llvm-offload-binary -o: one OffloadBinary per image,
+// written atomically.
+func packageImages(output string, images []string, stdout io.Writer) error {
+	srcs, err := packager.Sources(images)
+	if err != nil {
+		return err
+	}
+	closeAll, err := packager.OpenSources(srcs, os.Stdin)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	if output == "-" {
+		_, err := packager.Package(stdout, srcs)
+		return err
+	}
+	out, err := atomicfile.Create(output)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	if _, err := packager.Package(out, srcs); err != nil {
+		return err
+	}
+	return out.Commit()
+}
+
+// inputError marks a failure to open the extraction input, which LLVM
+// reports with the file name.
+type inputError struct {
+	name string
+	err  error
+}
+
+func (e *inputError) Error() string { return "'" + e.name + "': " + e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+
+// extractImages is llvm-offload-binary <input>: extract the images matching
+// each --image filter.
+func extractImages(prog, input string, images []string, archive bool, stderr io.Writer) error {
+	var r io.ReaderAt
+	var size int64
+	name := input
+	if input == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return &inputError{input, err}
+		}
+		r, size, name = bytes.NewReader(b), int64(len(b)), "<stdin>"
+	} else {
+		fh, err := os.Open(input)
+		if err != nil {
+			return &inputError{input, err}
+		}
+		defer fh.Close()
+		fi, err := fh.Stat()
+		if err == nil && fi.IsDir() {
+			err = syscall.EISDIR
+		}
+		if err != nil {
+			return &inputError{input, err}
+		}
+		r, size = fh, fi.Size()
+	}
+	found, err := packager.Scan(r, size, name)
+	if err != nil {
+		return err
+	}
+	plan, err := packager.PlanExtraction(input, found, images, archive)
+	if err != nil {
+		return err
+	}
+	for _, w := range plan.Warnings {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", prog, w)
+	}
+	return plan.Write()
+}
+
+// packagerMessage words an error as LLVM does. As a drop-in (invoked as
+// llvm-offload-binary) it prints LLVM's text; as "offload packager" it keeps
+// our more precise text for malformed inputs.
+func packagerMessage(prog string, err error) string {
+	dropIn := !strings.Contains(prog, " ")
+	prefix := ""
+	var ie *inputError
+	if errors.As(err, &ie) {
+		prefix = "'" + ie.name + "': "
+	}
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &errno):
+		// LLVM prints strerror text without the path for images and outputs.
+		s := errno.Error()
+		return prefix + strings.ToUpper(s[:1]) + s[1:]
+	case dropIn && errors.Is(err, offloadbin.ErrTruncated):
+		return "The end of the file was unexpectedly encountered"
+	case dropIn && errors.Is(err, offloadbin.ErrFormat):
+		return "Invalid data was encountered while parsing the file"
+	}
+	return err.Error()
+}
