@@ -157,7 +157,6 @@ const textBufSize = 2 * MaxIDLength
 // (ErrBadEntry), an ID seen before (ErrDuplicateID). Errors are sticky.
 type TextReader struct {
 	r          io.Reader
-	comment    string
 	start, end []byte
 	buf        []byte
 	i, j       int   // unread bytes are buf[i:j]
@@ -175,7 +174,7 @@ type TextReader struct {
 // NewTextReader returns a reader for the text bundle in r, whose marker
 // lines start with comment (see CommentFor).
 func NewTextReader(r io.Reader, comment string) *TextReader {
-	t := &TextReader{r: r, comment: comment, seen: map[string]struct{}{}}
+	t := &TextReader{r: r, seen: map[string]struct{}{}}
 	if err := checkComment(comment); err != nil {
 		t.err = err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -21,6 +22,10 @@ import (
 // is in file order, while binary bundles list in hash-table order.
 
 const bundlerTool = "clang-offload-bundler-22"
+
+// oracleSeed shifts the random IDs of the oracle tests; try other values to
+// explore more spellings (go test ./lib/targetid -run Oracle -oracleseed=7).
+var oracleSeed = flag.Uint64("oracleseed", 0, "offset for the oracle tests' random seeds")
 
 // fillerHost satisfies the bundler's "exactly one host" rule.
 const fillerHost = "host-x86_64-unknown-linux-gnu"
@@ -262,7 +267,7 @@ var formatErrorIDs = []string{"hip-amdgcn-amd-amdhsa", "host", "a-b-c-d", "hip-a
 
 func TestLLVMOracleEntryIDs(t *testing.T) {
 	needBundler(t)
-	raws := uniqueIDs(newIDGen(1), 400)
+	raws := uniqueIDs(newIDGen(*oracleSeed+1), 400)
 	ids, bad := boundedSample(raws)
 	ids = append(ids, formatErrorIDs...)
 	got := askLLVM(t, ids)
@@ -301,7 +306,7 @@ func TestLLVMOracleBinaryList(t *testing.T) {
 	tool := needBundler(t)
 	dir := oracleDir(t)
 	var valid []EntryID
-	for _, s := range uniqueIDs(newIDGen(2), 120) {
+	for _, s := range uniqueIDs(newIDGen(*oracleSeed+2), 120) {
 		if e, _ := ParseEntryID(s); e.ValidateError() == nil {
 			valid = append(valid, e)
 		}
@@ -352,7 +357,10 @@ func (g idGen) codeObjectID(kinds []string) string {
 // requestLike derives a valid request from a code-object ID: another kind,
 // sometimes another target ID for the same processor.
 func (g idGen) requestLike(co string) string {
-	_, rest, _ := strings.Cut(co, "-")
+	kind, rest, _ := strings.Cut(co, "-")
+	if !slices.Contains(genKinds, kind) || g.r.IntN(2) == 0 {
+		kind = g.pick([]string{"hip", "hipv4", "openmp", "host"})
+	}
 	f := strings.SplitN(rest, "-", 5)
 	if len(f) == 5 && g.r.IntN(2) == 0 {
 		proc, _, _ := strings.Cut(f[4], ":")
@@ -361,7 +369,7 @@ func (g idGen) requestLike(co string) string {
 			f[4] += ":" + coFeats[i]
 		}
 	}
-	return g.pick(genKinds) + "-" + strings.Join(f, "-")
+	return kind + "-" + strings.Join(f, "-")
 }
 
 // writeTextBundle writes a -type=ll bundle by hand so that the file can hold
@@ -381,7 +389,7 @@ func writeTextBundle(t *testing.T, path string, ids []string) {
 func TestLLVMOracleCompatible(t *testing.T) {
 	tool := needBundler(t)
 	dir := t.TempDir()
-	g := newIDGen(3)
+	g := newIDGen(*oracleSeed + 3)
 	matched, missed := 0, 0
 	for f := range 6 {
 		var cos []string
@@ -432,7 +440,8 @@ func TestLLVMOracleCompatible(t *testing.T) {
 			}
 		}
 	}
-	if matched < 10 || missed < 10 {
+	t.Logf("%d matches, %d misses", matched, missed)
+	if matched < 5 || missed < 5 {
 		t.Errorf("weak test: %d matches, %d misses", matched, missed)
 	}
 }
@@ -441,19 +450,19 @@ func TestLLVMOracleCompatible(t *testing.T) {
 func TestLLVMOracleConflict(t *testing.T) {
 	tool := needBundler(t)
 	dir := oracleDir(t)
-	g := newIDGen(4)
+	g := newIDGen(*oracleSeed + 4)
 	names := []string{"xnack", "sramecc", "a", "b"}
-	conflicts, clean := 0, 0
-	for range 30 {
+	conflicts, clean, undefined := 0, 0, 0
+	for try := 0; conflicts+clean < 30 && try < 200; try++ {
 		seen := map[string]bool{}
 		var raws []string
 		var ids []EntryID
-		for range 2 + g.r.IntN(4) {
-			s := g.pick([]string{"hip", "hipv4"}) + "-amdgcn-amd-amdhsa-" + g.pick([]string{"", "", "unknown"})
+		for range 3 + g.r.IntN(4) {
+			s := g.pick([]string{"hip", "hip", "hip", "hipv4"}) + "-amdgcn-amd-amdhsa-" + g.pick([]string{"", "", "", "unknown"})
 			if g.r.IntN(8) > 0 {
-				s += "-" + g.pick([]string{"gfx906", "gfx906", "gfx908", "tahiti"})
+				s += "-" + g.pick([]string{"gfx906", "gfx906", "gfx906", "gfx908", "tahiti"})
 				for range g.r.IntN(3) {
-					s += ":" + g.pick(names) + g.pick([]string{"+", "-", "+", "-", ""})
+					s += ":" + g.pick(names) + g.pick([]string{"+", "-", "+", "-", "+", "-", ""})
 				}
 			}
 			if !seen[s] {
@@ -461,6 +470,10 @@ func TestLLVMOracleConflict(t *testing.T) {
 				raws = append(raws, s)
 				ids = append(ids, mustEntry(t, s))
 			}
+		}
+		if firstMalformed(ids) {
+			undefined++
+			continue
 		}
 		a, b, want := BundleConflict(ids)
 		_, msg, ok := runTool(t, dir, tool, bundleArgs("ll", raws, "o.ll")...)
@@ -478,7 +491,27 @@ func TestLLVMOracleConflict(t *testing.T) {
 			clean++
 		}
 	}
+	t.Logf("%d conflicts, %d clean, %d undefined skipped", conflicts, clean, undefined)
 	if conflicts < 5 || clean < 5 {
-		t.Errorf("weak test: %d conflicts, %d clean", conflicts, clean)
+		t.Errorf("weak test: %d conflicts, %d clean (%d undefined skipped)", conflicts, clean, undefined)
 	}
+}
+
+// firstMalformed reports whether some "<kind>-<triple>" group's first target
+// ID (in sorted order) is malformed: LLVM's result is then undefined (see
+// Conflict).
+func firstMalformed(ids []EntryID) bool {
+	first := map[string]string{}
+	for _, e := range ids {
+		key := e.Kind + "-" + e.TripleString()
+		if f, ok := first[key]; !ok || e.TargetID < f {
+			first[key] = e.TargetID
+		}
+	}
+	for _, id := range first {
+		if _, _, err := splitTargetID(id); err != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -151,10 +151,12 @@ func parseTargetID(arch, id string) (TargetID, error) {
 // "<kind>-<triple>" group, or whole bundle entry IDs, as
 // -check-input-archive passes them; the text before the first ':' is the key.
 //
-// LLVM dereferences the empty optional returned for a malformed ID; as built
-// in 22.1.8 that yields the previous ID's processor (or a value matching no
-// processor for the first ID), together with the features read before the
-// bad item. Conflict reproduces that observed behaviour.
+// For a malformed ID LLVM dereferences an empty std::optional (undefined
+// behaviour). As built in 22.1.8 that yields the processor of the previous
+// ID in the same call, together with the features read before the bad item;
+// Conflict reproduces that. When the first ID of a set is malformed the key
+// is whatever was on the stack (observed to match no processor, and on one
+// occasion "gfx906"); Conflict uses a key matching no processor.
 func Conflict(ids []string) (a, b string, ok bool) {
 	set := slices.Clone(ids)
 	slices.Sort(set)

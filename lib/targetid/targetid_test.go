@@ -159,6 +159,8 @@ func TestConflict(t *testing.T) {
 		{[]string{"gfx906", "gfx906:"}, "", ""},
 		{[]string{"", "gfx906:a+:q"}, "", "gfx906:a+:q"},
 		{[]string{"gfx906:xnack+", "gfx906:zz+:q"}, "gfx906:xnack+", "gfx906:zz+:q"},
+		// A malformed first ID is undefined in LLVM; these match what 22.1.8
+		// did in isolation and what Conflict chooses.
 		{[]string{"gfx906:q", "gfx906:xnack+"}, "", ""},
 		{[]string{"gfx906:a+:q", "gfx906:b+"}, "", ""},
 		{[]string{"gfx906:a+:q", "gfx906:b+:q"}, "gfx906:a+:q", "gfx906:b+:q"},

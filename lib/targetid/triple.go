@@ -42,7 +42,7 @@ func (t triple) str() string { return strings.Join(t.names[:], "-") }
 func (t triple) isAMDGPU() bool { return t.arch == "amdgcn" || t.arch == "r600" }
 
 // archNames is the exact-match part of LLVM 22's parseArch StringSwitch.
-var archNames = map[string]string{
+var archNames = withVersionedArches(map[string]string{
 	"i386": "i386", "i486": "i386", "i586": "i386", "i686": "i386",
 	"i786": "i386", "i886": "i386", "i986": "i386",
 	"amd64": "x86_64", "x86_64": "x86_64", "x86_64h": "x86_64",
@@ -74,20 +74,20 @@ var archNames = map[string]string{
 	"lanai": "lanai", "renderscript32": "renderscript32", "renderscript64": "renderscript64",
 	"shave": "shave", "ve": "ve", "wasm32": "wasm32", "wasm64": "wasm64", "csky": "csky",
 	"loongarch32": "loongarch32", "loongarch64": "loongarch64", "xtensa": "xtensa",
-}
+	"spirv32": "spirv32", "spirv64": "spirv64", "dxil": "dxil",
+})
 
-func init() {
-	// Versioned spellings are generated rather than listed.
-	for _, v := range []string{"1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6"} {
-		archNames["spirv32v"+v] = "spirv32"
-		archNames["spirv64v"+v] = "spirv64"
+// withVersionedArches adds the spirv32v1.N, spirv64v1.N and dxilv1.N spellings.
+func withVersionedArches(m map[string]string) map[string]string {
+	for n := 0; n <= 6; n++ {
+		v := "v1." + string(rune('0'+n))
+		m["spirv32"+v] = "spirv32"
+		m["spirv64"+v] = "spirv64"
 	}
-	archNames["spirv32"] = "spirv32"
-	archNames["spirv64"] = "spirv64"
-	archNames["dxil"] = "dxil"
-	for m := 0; m <= dxilLatestMinor; m++ {
-		archNames["dxilv1."+string(rune('0'+m))] = "dxil"
+	for n := 0; n <= dxilLatestMinor; n++ {
+		m["dxilv1."+string(rune('0'+n))] = "dxil"
 	}
+	return m
 }
 
 // dxilLatestMinor is Triple::LatestDXILSubArch in LLVM 22 (dxilv1.9).
