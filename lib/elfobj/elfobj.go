@@ -127,10 +127,10 @@ func IsELF(b []byte) bool {
 	return len(b) >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F'
 }
 
-// SectionReader returns a reader for the section's bytes; SHT_NOBITS
-// sections read as empty.
+// SectionReader returns a reader for the section's bytes; SHT_NOBITS (and
+// SHT_NULL) sections read as empty.
 func (f *File) SectionReader(s Section) *io.SectionReader {
-	if s.Type == uint32(elf.SHT_NOBITS) {
+	if !hasBytes(s) {
 		return io.NewSectionReader(f.r, 0, 0)
 	}
 	return io.NewSectionReader(f.r, int64(s.Offset), int64(s.Size))

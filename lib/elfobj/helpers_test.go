@@ -43,7 +43,8 @@ func tryTool(dir, name string, args ...string) (string, string, error) {
 }
 
 const libC = `
-__asm__(".pushsection .early_note,\"\",@progbits\n.ascii \"early\"\n.popsection");
+__asm__(".pushsection .early_empty,\"\",@progbits\n.popsection\n"
+        ".pushsection .early_note,\"\",@progbits\n.ascii \"early\"\n.popsection");
 int counter = 1;
 static int hidden_state;
 int lib_add(int a, int b) { hidden_state += a; return a + b + counter; }
@@ -51,7 +52,8 @@ const char *lib_name(void) { return "elfobj"; }
 `
 
 const libCXX = `
-__asm__(".pushsection .early_note,\"\",@progbits\n.ascii \"early\"\n.popsection");
+__asm__(".pushsection .early_empty,\"\",@progbits\n.popsection\n"
+        ".pushsection .early_note,\"\",@progbits\n.ascii \"early\"\n.popsection");
 template <typename T> inline T twice(T x) { return x + x; }
 struct S { virtual int f() { return 3; } virtual ~S() {} };
 int lib_cxx(int v) { S s; return twice(v) + (int)twice(2.0) + s.f(); }
@@ -159,19 +161,22 @@ type secInfo struct {
 	Name, Type, Addr, Size, ES, Flags, Link, Info, Align string
 }
 
-var secLine = regexp.MustCompile(`^\s*\[\s*(\d+)\]\s+(.*)$`)
-
 // readelfSections parses `llvm-readelf-22 -S -W`.
 func readelfSections(t testing.TB, path string) []secInfo {
 	t.Helper()
 	out := runTool(t, "", "llvm-readelf-22", "-S", "-W", path)
 	var secs []secInfo
 	for _, line := range strings.Split(out, "\n") {
-		m := secLine.FindStringSubmatch(line)
-		if m == nil {
+		l := strings.TrimSpace(line)
+		end := strings.IndexByte(l, ']')
+		if !strings.HasPrefix(l, "[") || end < 0 {
 			continue
 		}
-		f := strings.Fields(m[2])
+		m := []string{"", strings.TrimSpace(l[1:end])}
+		if _, ok := atoi(m[1]); !ok {
+			continue
+		}
+		f := strings.Fields(l[end+1:])
 		// Name Type Address Off Size ES [Flg] Lk Inf Al; the flags column may be empty.
 		if len(f) < 9 {
 			if len(f) >= 1 && m[1] == "0" {
@@ -203,11 +208,23 @@ func normalisedSymbols(t testing.TB, path string) []string {
 		if len(f) < 7 || !strings.HasSuffix(f[0], ":") {
 			continue
 		}
-		ndx := f[6]
+		// The visibility column may carry "[<other: 0x60>]".
+		k := 6
+		if strings.HasPrefix(f[k], "[") {
+			for k < len(f)-1 && !strings.HasSuffix(f[k], "]") {
+				k++
+			}
+			k++
+		}
+		if k >= len(f) {
+			t.Fatalf("cannot parse symbol line %q", line)
+		}
+		ndx := f[k]
 		if i, ok := atoi(ndx); ok && i < len(secs) {
 			ndx = secs[i].Name
 		}
-		syms = append(syms, strings.Join(append(append(f[1:6], ndx), f[7:]...), " "))
+		rest := append(append([]string{}, f[1:k]...), ndx)
+		syms = append(syms, strings.Join(append(rest, f[k+1:]...), " "))
 	}
 	return syms
 }

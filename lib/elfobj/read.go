@@ -19,7 +19,10 @@ const maxName = 1 << 20
 // Section contents are not read.
 func Open(r io.ReaderAt, size int64) (*File, error) {
 	var ident [elf.EI_NIDENT]byte
-	n, _ := r.ReadAt(ident[:], 0)
+	n, err := r.ReadAt(ident[:], 0)
+	if n < len(ident) && err != nil && err != io.EOF {
+		return nil, err
+	}
 	if n < 4 || !IsELF(ident[:]) || size < 4 {
 		return nil, ErrNotELF
 	}
@@ -132,7 +135,7 @@ func (f *File) readSections(h ehdrFields) error {
 
 // checkSection rejects section contents that lie outside the file.
 func (f *File) checkSection(s Section, hdrOff uint64) error {
-	if s.Index == 0 || s.Type == uint32(elf.SHT_NULL) || s.Type == uint32(elf.SHT_NOBITS) {
+	if s.Index == 0 || !hasBytes(s) {
 		return nil
 	}
 	if s.Offset > uint64(f.size) || s.Size > uint64(f.size)-s.Offset {
@@ -146,7 +149,7 @@ func (f *File) readNames() error {
 		return nil
 	}
 	st := f.Sections[f.ShStrIndex]
-	if st.Type == uint32(elf.SHT_NOBITS) {
+	if !hasBytes(st) {
 		return &FormatError{int64(f.shoff), "section name table has no contents", nil}
 	}
 	names := newStrtab(f.r, st)

@@ -161,7 +161,7 @@ func (p *removal) checkFixed(rw *rewrite) error {
 		if !p.dropped[i] {
 			continue
 		}
-		if rw.secs[i].pinned && s.Size > 0 && s.Type != uint32(elf.SHT_NOBITS) {
+		if rw.secs[i].pinned && s.Size > 0 && hasBytes(s) {
 			return unsupported("section %q lies inside the loadable image of a %v file", s.Name, p.f.Type)
 		}
 		if i < lastAlloc {
@@ -296,12 +296,15 @@ func (p *removal) rebuildNames(rw *rewrite) error {
 	return nil
 }
 
-// symbolName looks up a symbol's name for error messages.
-func (f *File) symbolName(symtab Section, nameOff uint32) string {
+// describeSymbol names a symbol for error messages.
+func (f *File) describeSymbol(symtab Section, sym rawSym) string {
+	if sym.typ() == elf.STT_SECTION {
+		return "section symbol"
+	}
 	if l := int(symtab.Link); l > 0 && l < len(f.Sections) {
-		if name, err := newStrtab(f.r, f.Sections[l]).get(nameOff); err == nil && name != "" {
-			return name
+		if name, err := newStrtab(f.r, f.Sections[l]).get(sym.name); err == nil && name != "" {
+			return fmt.Sprintf("symbol %q", name)
 		}
 	}
-	return fmt.Sprintf("#%d", nameOff)
+	return "unnamed symbol"
 }

@@ -84,8 +84,8 @@ func (p *removal) symtabRewriter(s Section) (bool, func(io.Writer) error, error)
 				return &FormatError{int64(s.Offset) + int64((first+j)*es), "symbol section index out of range:", sec}
 			}
 			if p.dropped[sec] {
-				return unsupported("symbol %q (index %d in %s) is defined in removed section %q",
-					f.symbolName(s, c.bo.Uint32(e)), first+j, s.Name, f.Sections[sec].Name)
+				return unsupported("%s (index %d in %s) is defined in removed section %q",
+					f.describeSymbol(s, c.decodeSym(e)), first+j, s.Name, f.Sections[sec].Name)
 			}
 			if sh != shnXIndex && p.newIndex[sec] != sec {
 				changed = true

@@ -47,7 +47,7 @@ func (f *File) newRewrite() (*rewrite, error) {
 	rw.secs = make([]outSec, len(f.Sections))
 	for i, s := range f.Sections {
 		o := outSec{hdr: s, key: s.Offset, pinned: i == 0 || rw.isPinned(s)}
-		if !o.pinned && s.Type != uint32(elf.SHT_NOBITS) {
+		if !o.pinned && hasBytes(s) {
 			o.emit = f.copier(s)
 		}
 		rw.secs[i] = o
@@ -68,18 +68,23 @@ func (f *File) imageEnd() uint64 {
 		}
 	}
 	for _, s := range f.Sections[1:] {
-		if s.Flags&uint64(elf.SHF_ALLOC) != 0 && s.Type != uint32(elf.SHT_NOBITS) {
+		if s.Flags&uint64(elf.SHF_ALLOC) != 0 && hasBytes(s) {
 			end = max(end, s.Offset+s.Size)
 		}
 	}
 	return end
 }
 
+// hasBytes reports whether a section occupies file bytes.
+func hasBytes(s Section) bool {
+	return s.Type != uint32(elf.SHT_NOBITS) && s.Type != uint32(elf.SHT_NULL)
+}
+
 func (rw *rewrite) isPinned(s Section) bool {
 	if !rw.fixed {
 		return false
 	}
-	return s.Type == uint32(elf.SHT_NOBITS) || s.Flags&uint64(elf.SHF_ALLOC) != 0 || s.Offset < rw.prefix
+	return !hasBytes(s) || s.Flags&uint64(elf.SHF_ALLOC) != 0 || s.Offset < rw.prefix
 }
 
 // copier streams an input section unchanged.
@@ -107,7 +112,7 @@ func (rw *rewrite) layout() ([]int, error) {
 	for _, i := range order {
 		h := &rw.secs[i].hdr
 		h.Offset = alignUp(pos, fileAlign(h.Align))
-		if h.Type == uint32(elf.SHT_NOBITS) {
+		if !hasBytes(*h) {
 			continue
 		}
 		if h.Offset > limit || h.Size > limit-h.Offset {
@@ -153,7 +158,7 @@ func (rw *rewrite) write(w io.Writer) error {
 	}
 	for _, i := range order {
 		s := rw.secs[i]
-		if s.hdr.Type == uint32(elf.SHT_NOBITS) || s.emit == nil {
+		if !hasBytes(s.hdr) || s.emit == nil {
 			continue
 		}
 		if err := cw.padTo(s.hdr.Offset); err != nil {
@@ -238,6 +243,14 @@ type countWriter struct {
 
 func (cw *countWriter) Write(p []byte) (int, error) {
 	n, err := cw.w.Write(p)
+	cw.n += uint64(n)
+	return n, err
+}
+
+// ReadFrom lets io.Copy fill the bufio buffer directly instead of
+// allocating a copy buffer per section.
+func (cw *countWriter) ReadFrom(r io.Reader) (int64, error) {
+	n, err := cw.w.ReadFrom(r)
 	cw.n += uint64(n)
 	return n, err
 }
