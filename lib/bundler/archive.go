@@ -1,12 +1,15 @@
 package bundler
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"path"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
 
@@ -27,6 +30,10 @@ func unbundleArchive(cfg *Config, t *targets) error {
 	}
 	defer src.Close()
 	rd, err := ar.NewReader(src.r, src.size)
+	if errors.Is(err, ar.ErrNotArchive) {
+		// LLVM says this for every input without the archive magic.
+		return fileError(cfg.Inputs[0], errorf("%s: %v", ar.ErrTooSmall, err))
+	}
 	if err != nil {
 		return fileError(cfg.Inputs[0], err)
 	}
@@ -50,9 +57,13 @@ func unbundleArchive(cfg *Config, t *targets) error {
 
 func archiveChild(cfg *Config, t *targets, src *source, m *ar.Member, sc *scratch, perTarget [][]member) error {
 	child := &source{name: m.Name, r: m.Open(src.r), size: m.Size}
-	parts, err := decompressed(child, cfg)
+	parts, err := decompressedAs(child, cfg, "Failed to decompress code object")
+	var be *Error
+	if errors.As(err, &be) {
+		return &Error{File: cfg.Inputs[0], Msg: fmt.Sprintf("%s (member %s)", be.Msg, m.Name), Err: be.Err}
+	}
 	if err != nil {
-		return fileError(cfg.Inputs[0], errorf("Failed to decompress code object: %s (member %s)", err, m.Name))
+		return fileError(cfg.Inputs[0], err)
 	}
 	var all []entry
 	for _, p := range parts {
@@ -108,9 +119,9 @@ func writeArchives(cfg *Config, t *targets, perTarget [][]member) error {
 		if len(ms) == 0 && !cfg.AllowMissingBundles {
 			return errorf("no compatible code object found for the target '%s' in heterogeneous archive library: %s", t.std[i], cfg.Inputs[0])
 		}
-		out, err := g.Create(cfg.Outputs[i])
+		out, err := createIn(&g, cfg.Outputs[i])
 		if err != nil {
-			return fileError(cfg.Outputs[i], err)
+			return err
 		}
 		wms := make([]ar.WriterMember, len(ms))
 		for j, m := range ms {
@@ -119,10 +130,37 @@ func writeArchives(cfg *Config, t *targets, perTarget [][]member) error {
 				return fileError(cfg.Inputs[0], err)
 			}
 			wms[j] = ar.WriterMember{Name: m.name, Size: n, Data: r}
+			if err := addSymbols(&wms[j]); err != nil {
+				return fileError(cfg.Inputs[0], err)
+			}
 		}
 		if err := ar.WriteArchive(out, wms); err != nil {
 			return fileError(cfg.Outputs[i], err)
 		}
 	}
 	return g.Commit()
+}
+
+// addSymbols marks ELF members as objects and lists their global symbols,
+// so the archive gets the symbol table LLVM's writeArchive gives it.
+// Other members stay raw blobs.
+func addSymbols(m *ar.WriterMember) error {
+	ra, ok := m.Data.(io.ReaderAt)
+	if !ok {
+		return nil
+	}
+	head := make([]byte, 4)
+	if n, _ := ra.ReadAt(head, 0); n < 4 || !elfobj.IsELF(head) {
+		return nil
+	}
+	f, err := elfobj.Open(ra, m.Size)
+	if err != nil {
+		return nil // not a valid object: LLVM stores it as a blob too
+	}
+	syms, err := f.ArchiveSymbols()
+	if err != nil {
+		return fmt.Errorf("member %s: %w", m.Name, err)
+	}
+	m.Object, m.Symbols = true, syms
+	return nil
 }

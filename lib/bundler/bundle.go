@@ -43,6 +43,9 @@ func Bundle(cfg *Config) error {
 	if err != nil {
 		return err
 	}
+	if err := notDir(cfg.Outputs[0]); err != nil {
+		return err
+	}
 	out, err := atomicfile.Create(cfg.Outputs[0])
 	if err != nil {
 		return fileError(cfg.Outputs[0], err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/ccob"
 )
@@ -66,7 +67,8 @@ func (c *Config) ApplyEnv(getenv func(string) (string, bool), warn io.Writer) {
 		c.Compress = v == "1"
 	}
 	if v, ok := getenv("OFFLOAD_BUNDLER_COMPRESSION_LEVEL"); ok {
-		if n, err := strconv.Atoi(v); err == nil {
+		// LLVM's getAsInteger(10) takes an optional '-', never a '+'.
+		if n, err := strconv.Atoi(v); err == nil && !strings.HasPrefix(v, "+") {
 			c.CompressionLevel = n
 		} else {
 			fmt.Fprintf(warn, "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: %s. Ignoring it.\n", v)

@@ -2,6 +2,7 @@ package bundler
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,6 +42,9 @@ func entries(cfg *Config, part *source, scratch *scratch) ([]entry, error) {
 
 func textEntries(part *source, comment string) ([]entry, error) {
 	tes, err := bundle.ReadText(part.reader(), comment)
+	if errors.Is(err, bundle.ErrNotBundle) {
+		return nil, nil // no start marker: a plain file, as in LLVM
+	}
 	if err != nil {
 		return nil, err
 	}

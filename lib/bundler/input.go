@@ -86,6 +86,12 @@ func spool(name string, r io.Reader, tmpDir string) (*source, error) {
 // concatenated (as in .hip_fatbin sections) and followed by zero padding; any
 // other trailing data is an error rather than silently dropped.
 func decompressed(src *source, cfg *Config) ([]*source, error) {
+	return decompressedAs(src, cfg, "Failed to decompress input")
+}
+
+// decompressedAs is decompressed with LLVM's message prefix for the kind
+// of input ("Failed to decompress code object" for archive members).
+func decompressedAs(src *source, cfg *Config, prefix string) ([]*source, error) {
 	if !ccob.IsCompressed(src.prefix(8)) {
 		return []*source{src}, nil
 	}
@@ -101,7 +107,7 @@ func decompressed(src *source, cfg *Config) ([]*source, error) {
 		part, used, err := decompressOne(rest, src.size-off, opt, cfg)
 		if err != nil {
 			closeAll()
-			return nil, fileError(src.name, fmt.Errorf("Failed to decompress input: %w", err))
+			return nil, fileError(src.name, fmt.Errorf("%s: %w", prefix, err))
 		}
 		parts = append(parts, part)
 		off += used
@@ -117,7 +123,7 @@ func decompressed(src *source, cfg *Config) ([]*source, error) {
 		n, _ := src.r.ReadAt(head, next)
 		if !ccob.IsCompressed(head[:n]) {
 			closeAll()
-			return nil, fileError(src.name, errorf("Failed to decompress input: unexpected data after the compressed bundle at offset %d", next))
+			return nil, fileError(src.name, errorf("%s: unexpected data after the compressed bundle at offset %d", prefix, next))
 		}
 		off = next
 	}
@@ -137,7 +143,7 @@ func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Confi
 	}
 	if cfg.Verbose {
 		fmt.Fprintf(cfg.Stderr, "Compressed bundle format version: %d\nDecompression method: %s\nSize before decompression: %s bytes\nSize after decompression: %s bytes\nStored hash: 0x%016x\nHashes match: Yes\n",
-			h.Version, h.Method, commas(uint64(used)), commas(h.UncompressedSize), h.Hash)
+			h.Version, h.Method, commas(uint64(used)-uint64(h.HeaderSize)), commas(h.UncompressedSize), h.Hash)
 	}
 	return &source{name: "", r: tmp, size: int64(h.UncompressedSize), undo: []func(){func() { tmp.Close() }}}, used, nil
 }

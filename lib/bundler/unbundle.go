@@ -3,6 +3,8 @@ package bundler
 import (
 	"fmt"
 	"io"
+	"os"
+	"syscall"
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/targetid"
@@ -106,9 +108,9 @@ func writeOutputs(cfg *Config, t *targets, parts []*source, all []entry, assign 
 	var g atomicfile.Group
 	defer g.Abort()
 	for i, a := range assign {
-		out, err := g.Create(cfg.Outputs[i])
+		out, err := createIn(&g, cfg.Outputs[i])
 		if err != nil {
-			return fileError(cfg.Outputs[i], err)
+			return err
 		}
 		if err := writeOne(out, cfg, t, i, a, found, parts, all); err != nil {
 			return err
@@ -167,6 +169,28 @@ func List(cfg *Config) error {
 		for _, e := range es {
 			fmt.Fprintln(cfg.Stdout, e.id)
 		}
+	}
+	return nil
+}
+
+// createIn adds the output path to g. An existing directory is refused up
+// front: the group renames its files into place one by one, so a rename
+// that fails on a directory would come after earlier outputs appeared.
+func createIn(g *atomicfile.Group, path string) (*atomicfile.File, error) {
+	if err := notDir(path); err != nil {
+		return nil, err
+	}
+	f, err := g.Create(path)
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	return f, nil
+}
+
+// notDir refuses an output path that is a directory, with LLVM's message.
+func notDir(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fileError(path, syscall.EISDIR)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bundler"
 	"github.com/rules-offload/rules_offload/lib/ccob"
@@ -79,7 +80,9 @@ func runBundler(prog string, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if len(f.set.Positional) > 0 {
-		fmt.Fprintf(stderr, "%s: Too many positional arguments specified!\nCan specify at most 0 positional arguments: See: %s --help\n", prog, prog)
+		// LLVM's bundler declares no positional arguments, so cl reports the
+		// first one as unknown.
+		fmt.Fprintf(stderr, "%s: Unknown command line argument '%s'.  Try: '%s --help'\n", prog, f.set.Positional[0], prog)
 		return 1
 	}
 	cfg, err := f.config(stderr)
@@ -113,14 +116,14 @@ func (f *bundlerFlags) config(stderr io.Writer) (*bundler.Config, error) {
 		cfg.Verbose = f.verbose.On
 	}
 	if f.align.Given() {
-		n, err := strconv.ParseUint(f.align.Value(), 0, 32)
+		n, err := llvmUint(f.align.Value(), 32)
 		if err != nil {
 			return nil, fmt.Errorf("for the --bundle-align option: '%s' value invalid for uint argument!", f.align.Value())
 		}
 		cfg.BundleAlign = int64(n)
 	}
 	if f.level.Given() {
-		n, err := strconv.Atoi(f.level.Value())
+		n, err := llvmInt(f.level.Value())
 		if err != nil {
 			return nil, fmt.Errorf("for the --compression-level option: '%s' value invalid for integer argument!", f.level.Value())
 		}
@@ -144,6 +147,41 @@ func (f *bundlerFlags) config(stderr io.Writer) (*bundler.Config, error) {
 		cfg.MaxUncompressedSize = n
 	}
 	return cfg, nil
+}
+
+// llvmUint parses a number as LLVM's cl does (StringRef::getAsInteger with
+// radix 0): 0x, 0b, 0o and a leading 0 select the base; unlike Go's base 0,
+// no underscores and no sign.
+func llvmUint(s string, bits int) (uint64, error) {
+	base := 10
+	lower := strings.ToLower(s)
+	switch {
+	case strings.HasPrefix(lower, "0x"):
+		s, base = s[2:], 16
+	case strings.HasPrefix(lower, "0b"):
+		s, base = s[2:], 2
+	case strings.HasPrefix(s, "0o"):
+		s, base = s[2:], 8
+	case len(s) > 1 && s[0] == '0' && s[1] >= '0' && s[1] <= '9':
+		s, base = s[1:], 8
+	}
+	if s == "" || s[0] == '+' || s[0] == '-' || strings.Contains(s, "_") {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseUint(s, base, bits)
+}
+
+// llvmInt is llvmUint for an int option: an optional leading '-'.
+func llvmInt(s string) (int, error) {
+	neg := strings.HasPrefix(s, "-")
+	n, err := llvmUint(strings.TrimPrefix(s, "-"), 31)
+	if err != nil {
+		return 0, err
+	}
+	if neg {
+		return -int(n), nil
+	}
+	return int(n), nil
 }
 
 // validate applies clang-offload-bundler's command-line checks in its order.

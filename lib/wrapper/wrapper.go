@@ -1,0 +1,225 @@
+// Package wrapper generates host code that embeds offload device images and
+// registers them with an offload runtime at program start, as LLVM's
+// llvm-offload-wrapper (LLVM 22) and the older clang-offload-wrapper do.
+//
+// Three runtimes are supported:
+//
+//   - OpenMP: a __tgt_device_image array and __tgt_bin_desc descriptor passed to
+//     __tgt_register_lib by a constructor;
+//   - CUDA: a fat-binary wrapper (magic 0x466243b1) registered with
+//     __cudaRegisterFatBinary, plus every kernel and variable listed in the
+//     host's offload entries;
+//   - HIP: the same with magic 0x48495046 and the __hipRegister* functions,
+//     surfaces and textures included.
+//
+// Two offload-entry ABIs exist: LLVM20 (LLVM >= 20: one llvm_offload_entries
+// section of 56-byte entries) and Legacy (LLVM <= 19: omp_/cuda_/hip_
+// offloading_entries sections of the 32-byte __tgt_offload_entry). The
+// Legacy OpenMP layout is the one of clang-offload-wrapper (LLVM <= 14 and the
+// AMD variant), including __tgt_image_info records for --offload-arch.
+//
+// The same registration can be written in four forms: LLVM IR text (EmitLL,
+// which clang compiles), portable C (EmitC) and GNU assembly (EmitAsm), both
+// compiled by gcc or clang with the images included through .incbin, and a
+// finished ELF relocatable object for x86-64 or AArch64 (EmitObj), which
+// needs no compiler at all. All output is deterministic.
+//
+// Layout choices where LLVM leaves room:
+//
+//   - LLVM20 IR is llvm-offload-wrapper-22's module exactly. The other forms
+//     define the same symbols in the same sections; images are 8-byte aligned
+//     (.hip_fatbin 4096, as clang aligns HIP fat binaries).
+//   - Legacy OpenMP follows clang-offload-wrapper: images in .rodata,
+//     constructor and destructor of priority 1, __tgt_image_info records
+//     (.offload_image_info[.N], strings __offload_arch[.N] in
+//     .offload_arch_list) registered through a weak __tgt_register_image_info
+//     that is called only when the runtime defines it. Legacy CUDA and HIP
+//     follow LLVM 19: priority 101 and atexit, managed variables not
+//     registered.
+//   - The legacy dummy entry is a weak hidden definition, so two wrapper
+//     objects can share a link.
+//   - The C form registers priorities below 101, which compilers reserve,
+//     through .init_array.N / .fini_array.N entries.
+package wrapper
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Kind is the offload runtime that registers the images.
+type Kind int
+
+const (
+	OpenMP Kind = iota + 1
+	CUDA
+	HIP
+)
+
+// ParseKind maps the --kind spellings openmp, cuda and hip to a Kind.
+func ParseKind(s string) (Kind, error) {
+	switch s {
+	case "openmp":
+		return OpenMP, nil
+	case "cuda":
+		return CUDA, nil
+	case "hip":
+		return HIP, nil
+	}
+	return 0, fmt.Errorf("%w %q (want openmp, cuda or hip)", ErrUnknownKind, s)
+}
+
+func (k Kind) String() string {
+	switch k {
+	case OpenMP:
+		return "openmp"
+	case CUDA:
+		return "cuda"
+	case HIP:
+		return "hip"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// offloadKind is the OffloadKind value stored in LLVM >= 20 entries.
+func (k Kind) offloadKind() int {
+	switch k {
+	case OpenMP:
+		return 1
+	case CUDA:
+		return 2
+	}
+	return 4
+}
+
+// EntryABI selects the layout of the host's offload entries.
+type EntryABI int
+
+const (
+	// LLVM20 is the ABI of LLVM >= 20 (the default).
+	LLVM20 EntryABI = iota
+	// Legacy is the ABI of LLVM <= 19.
+	Legacy
+)
+
+// ParseEntryABI maps the --entries spellings llvm20 and legacy to an EntryABI.
+func ParseEntryABI(s string) (EntryABI, error) {
+	switch s {
+	case "llvm20":
+		return LLVM20, nil
+	case "legacy":
+		return Legacy, nil
+	}
+	return 0, fmt.Errorf("wrapper: unknown entry ABI %q (want llvm20 or legacy)", s)
+}
+
+func (a EntryABI) String() string {
+	if a == Legacy {
+		return "legacy"
+	}
+	return "llvm20"
+}
+
+// Image is one device image to embed.
+type Image struct {
+	// Data holds the image bytes; Size is their number.
+	Data io.ReaderAt
+	Size int64
+	// Path names a file holding exactly these bytes. The C and assembly forms
+	// include it with .incbin (relative paths resolve against the compiler's
+	// working directory); without a Path the bytes are written inline.
+	Path string
+	// Arch is the --offload-arch target ID of the image (Legacy OpenMP only).
+	Arch string
+}
+
+// Options select what to generate.
+type Options struct {
+	Kind Kind
+	// Triple is the host target triple; empty means DefaultTriple.
+	Triple string
+	ABI    EntryABI
+}
+
+// DefaultTriple is the host triple used when Options.Triple is empty; it is
+// what llvm-offload-wrapper-22 defaults to on x86-64 Linux.
+const DefaultTriple = "x86_64-pc-linux-gnu"
+
+var (
+	// ErrUnknownKind marks a Kind that is not OpenMP, CUDA or HIP.
+	ErrUnknownKind = errors.New("wrapper: unknown offload kind")
+	// ErrNoImages marks a call without images.
+	ErrNoImages = errors.New("wrapper: no input images")
+	// ErrImageCount marks CUDA or HIP with more than one image.
+	ErrImageCount = errors.New("wrapper: CUDA / HIP offloading uses a single fatbinary or offload bundle")
+	// ErrEmptyImage marks an image of size 0.
+	ErrEmptyImage = errors.New("wrapper: empty image")
+	// ErrWrongImage marks an image that is not what the kind expects.
+	ErrWrongImage = errors.New("wrapper: image does not suit the offload kind")
+	// ErrTarget marks a triple the requested form cannot target.
+	ErrTarget = errors.New("wrapper: unsupported target")
+	// ErrArch marks target IDs given for some images only, or with the
+	// LLVM20 ABI.
+	ErrArch = errors.New("wrapper: bad --offload-arch use")
+)
+
+// ImageError reports a defect of one input image.
+type ImageError struct {
+	Index int    // position among the images
+	Path  string // Image.Path, if any
+	Msg   string
+	Err   error // one of the sentinels above, or a parse error
+}
+
+func (e *ImageError) Error() string {
+	name := fmt.Sprintf("image %d", e.Index)
+	if e.Path != "" {
+		name = e.Path
+	}
+	return fmt.Sprintf("wrapper: %s: %s", name, e.Msg)
+}
+
+func (e *ImageError) Unwrap() error { return e.Err }
+
+// checkOptions validates the kind, image count and target IDs common to all
+// forms, and returns the triple to use.
+func checkOptions(imgs []Image, o Options) (triple, error) {
+	switch o.Kind {
+	case OpenMP, CUDA, HIP:
+	default:
+		return triple{}, fmt.Errorf("%w %v", ErrUnknownKind, o.Kind)
+	}
+	if o.ABI != LLVM20 && o.ABI != Legacy {
+		return triple{}, fmt.Errorf("wrapper: unknown entry ABI %d", int(o.ABI))
+	}
+	if len(imgs) == 0 {
+		return triple{}, ErrNoImages
+	}
+	if o.Kind != OpenMP && len(imgs) > 1 {
+		return triple{}, ErrImageCount
+	}
+	withArch := 0
+	for _, im := range imgs {
+		if im.Arch != "" {
+			withArch++
+		}
+		if strings.ContainsAny(im.Arch, "\x00\n") {
+			return triple{}, fmt.Errorf("%w: target ID %q has a NUL or newline", ErrArch, im.Arch)
+		}
+	}
+	if withArch != 0 {
+		if o.Kind != OpenMP || o.ABI != Legacy {
+			return triple{}, fmt.Errorf("%w: target IDs are only recorded for OpenMP with the legacy ABI", ErrArch)
+		}
+		if withArch != len(imgs) {
+			return triple{}, fmt.Errorf("%w: give a target ID for every image or for none", ErrArch)
+		}
+	}
+	t := o.Triple
+	if t == "" {
+		t = DefaultTriple
+	}
+	return parseTriple(t)
+}

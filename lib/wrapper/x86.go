@@ -1,0 +1,422 @@
+package wrapper
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+)
+
+// x86-64 encoder for the few instruction forms the registration code uses.
+// Text is AT&T syntax, accepted by GNU as and clang.
+
+type xreg int
+
+const (
+	rax xreg = iota
+	rcx
+	rdx
+	rbx
+	rsp
+	rbp
+	rsi
+	rdi
+	r8
+	r9
+	r10
+	r11
+	r12
+	r13
+	r14
+	r15
+)
+
+var xnames64 = [...]string{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"}
+var xnames32 = [...]string{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d"}
+
+func (r xreg) q() string { return "%" + xnames64[r] }
+func (r xreg) l() string { return "%" + xnames32[r] }
+func (r xreg) lo() byte  { return byte(r) & 7 }
+func (r xreg) hi() bool  { return r >= r8 }
+
+// rex builds a REX prefix; it returns nil when none is needed.
+func rex(w bool, reg, base xreg) []byte {
+	b := byte(0x40)
+	if w {
+		b |= 8
+	}
+	if reg.hi() {
+		b |= 4
+	}
+	if base.hi() {
+		b |= 1
+	}
+	if b == 0x40 {
+		return nil
+	}
+	return []byte{b}
+}
+
+type x86asm struct {
+	ins []insn
+}
+
+func (a *x86asm) add(text string, enc []byte, fix *fixup) {
+	a.ins = append(a.ins, insn{text: text, enc: enc, fix: fix})
+}
+
+func (a *x86asm) label(l string) { a.ins = append(a.ins, insn{label: l}) }
+
+func cat(parts ...[]byte) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+func symText(sym string, add int64) string {
+	if add != 0 {
+		return fmt.Sprintf("%s%+d", sym, add)
+	}
+	return sym
+}
+
+func (a *x86asm) push(r xreg) {
+	a.add("pushq "+r.q(), cat(rex(false, 0, r), []byte{0x50 + r.lo()}), nil)
+}
+func (a *x86asm) pop(r xreg) { a.add("popq "+r.q(), cat(rex(false, 0, r), []byte{0x58 + r.lo()}), nil) }
+func (a *x86asm) ret()       { a.add("retq", []byte{0xc3}, nil) }
+
+// ripOp emits opcode with a RIP-relative memory operand referring to sym.
+func (a *x86asm) ripOp(text string, w bool, op byte, r xreg, sym string, add int64, rtype elf.R_X86_64) {
+	enc := cat(rex(w, r, 0), []byte{op, r.lo()<<3 | 5, 0, 0, 0, 0})
+	local := disp32
+	if rtype == elf.R_X86_64_REX_GOTPCRELX {
+		local = keepReloc
+	}
+	a.add(text, enc, &fixup{off: len(enc) - 4, sym: sym, add: add - 4, rtype: uint32(rtype), local: local})
+}
+
+// lea: leaq sym+add(%rip), %r
+func (a *x86asm) lea(sym string, add int64, r xreg) {
+	a.ripOp(fmt.Sprintf("leaq %s(%%rip), %s", symText(sym, add), r.q()), true, 0x8d, r, sym, add, elf.R_X86_64_PC32)
+}
+
+// loadGOT: movq sym@GOTPCREL(%rip), %r
+func (a *x86asm) loadGOT(sym string, r xreg) {
+	a.ripOp(fmt.Sprintf("movq %s@GOTPCREL(%%rip), %s", sym, r.q()), true, 0x8b, r, sym, 0, elf.R_X86_64_REX_GOTPCRELX)
+}
+
+// storeRIP: movq %r, sym(%rip); loadRIP: movq sym(%rip), %r
+func (a *x86asm) storeRIP(r xreg, sym string) {
+	a.ripOp(fmt.Sprintf("movq %s, %s(%%rip)", r.q(), sym), true, 0x89, r, sym, 0, elf.R_X86_64_PC32)
+}
+
+func (a *x86asm) loadRIP(sym string, r xreg) {
+	a.ripOp(fmt.Sprintf("movq %s(%%rip), %s", sym, r.q()), true, 0x8b, r, sym, 0, elf.R_X86_64_PC32)
+}
+
+// call: callq sym@PLT for external functions, callq sym for local ones.
+func (a *x86asm) call(sym string, external bool) {
+	text := "callq " + sym
+	if external {
+		text += "@PLT"
+	}
+	a.add(text, []byte{0xe8, 0, 0, 0, 0}, &fixup{off: 1, sym: sym, add: -4, rtype: uint32(elf.R_X86_64_PLT32), local: disp32})
+}
+
+func (a *x86asm) callReg(r xreg) {
+	a.add("callq *"+r.q(), cat(rex(false, 0, r), []byte{0xff, 0xd0 | r.lo()}), nil)
+}
+
+func modrmRR(op byte, w bool, reg, rm xreg) []byte {
+	return cat(rex(w, reg, rm), []byte{op, 0xc0 | reg.lo()<<3 | rm.lo()})
+}
+
+// movq %src, %dst and movl %src, %dst
+func (a *x86asm) mov(src, dst xreg) {
+	a.add(fmt.Sprintf("movq %s, %s", src.q(), dst.q()), modrmRR(0x89, true, src, dst), nil)
+}
+
+func (a *x86asm) mov32(src, dst xreg) {
+	a.add(fmt.Sprintf("movl %s, %s", src.l(), dst.l()), modrmRR(0x89, false, src, dst), nil)
+}
+
+func (a *x86asm) test(r xreg) {
+	a.add(fmt.Sprintf("testq %s, %s", r.q(), r.q()), modrmRR(0x85, true, r, r), nil)
+}
+
+// cmp: cmpq %src, %dst (flags of dst - src)
+func (a *x86asm) cmp(src, dst xreg) {
+	a.add(fmt.Sprintf("cmpq %s, %s", src.q(), dst.q()), modrmRR(0x39, true, src, dst), nil)
+}
+
+func (a *x86asm) xor32(r xreg) {
+	a.add(fmt.Sprintf("xorl %s, %s", r.l(), r.l()), modrmRR(0x31, false, r, r), nil)
+}
+
+// mem encodes a [base+disp] operand (base neither rsp/r12 nor rbp/r13, which
+// need other forms, except rsp through memRSP).
+func mem(reg, base xreg, disp int32) []byte {
+	switch {
+	case disp == 0:
+		return []byte{reg.lo()<<3 | base.lo()}
+	case disp >= -128 && disp <= 127:
+		return []byte{0x40 | reg.lo()<<3 | base.lo(), byte(int8(disp))}
+	}
+	b := []byte{0x80 | reg.lo()<<3 | base.lo(), 0, 0, 0, 0}
+	binary.LittleEndian.PutUint32(b[1:], uint32(disp))
+	return b
+}
+
+func memText(disp int32, base xreg) string {
+	if disp == 0 {
+		return "(" + base.q() + ")"
+	}
+	return fmt.Sprintf("%d(%s)", disp, base.q())
+}
+
+// load: movq disp(%base), %r; load32: movl; loadZX16: movzwl
+func (a *x86asm) load(disp int32, base, r xreg) {
+	a.add(fmt.Sprintf("movq %s, %s", memText(disp, base), r.q()), cat(rex(true, r, base), []byte{0x8b}, mem(r, base, disp)), nil)
+}
+
+func (a *x86asm) load32(disp int32, base, r xreg) {
+	a.add(fmt.Sprintf("movl %s, %s", memText(disp, base), r.l()), cat(rex(false, r, base), []byte{0x8b}, mem(r, base, disp)), nil)
+}
+
+func (a *x86asm) loadZX16(disp int32, base, r xreg) {
+	a.add(fmt.Sprintf("movzwl %s, %s", memText(disp, base), r.l()), cat(rex(false, r, base), []byte{0x0f, 0xb7}, mem(r, base, disp)), nil)
+}
+
+// memRSP encodes [rsp+disp], which needs a SIB byte.
+func memRSP(reg xreg, disp int32) []byte {
+	if disp == 0 {
+		return []byte{reg.lo()<<3 | 4, 0x24}
+	}
+	return []byte{0x44 | reg.lo()<<3, 0x24, byte(int8(disp))}
+}
+
+// storeZeroRSP: movq $0, disp(%rsp)
+func (a *x86asm) storeZeroRSP(disp int32) {
+	a.add(fmt.Sprintf("movq $0, %s", memText(disp, rsp)), cat([]byte{0x48, 0xc7}, memRSP(0, disp), []byte{0, 0, 0, 0}), nil)
+}
+
+// store32RSP: movl %r, disp(%rsp)
+func (a *x86asm) store32RSP(r xreg, disp int32) {
+	a.add(fmt.Sprintf("movl %s, %s", r.l(), memText(disp, rsp)), cat(rex(false, r, 0), []byte{0x89}, memRSP(r, disp)), nil)
+}
+
+// Group-1 and shift operations with an 8-bit immediate.
+func (a *x86asm) imm8(mn string, w bool, op, ext byte, imm int8, r xreg) {
+	name := r.l()
+	if w {
+		name = r.q()
+	}
+	a.add(fmt.Sprintf("%s $%d, %s", mn, imm, name), cat(rex(w, 0, r), []byte{op, 0xc0 | ext<<3 | r.lo(), byte(imm)}), nil)
+}
+
+func (a *x86asm) addq(imm int8, r xreg) { a.imm8("addq", true, 0x83, 0, imm, r) }
+func (a *x86asm) subq(imm int8, r xreg) { a.imm8("subq", true, 0x83, 5, imm, r) }
+func (a *x86asm) andl(imm int8, r xreg) { a.imm8("andl", false, 0x83, 4, imm, r) }
+func (a *x86asm) cmpl(imm int8, r xreg) { a.imm8("cmpl", false, 0x83, 7, imm, r) }
+func (a *x86asm) shrl(imm int8, r xreg) { a.imm8("shrl", false, 0xc1, 5, imm, r) }
+
+// movl $imm, %r
+func (a *x86asm) movImm(imm int32, r xreg) {
+	enc := cat(rex(false, 0, r), []byte{0xb8 + r.lo(), 0, 0, 0, 0})
+	binary.LittleEndian.PutUint32(enc[len(enc)-4:], uint32(imm))
+	a.add(fmt.Sprintf("movl $%d, %s", imm, r.l()), enc, nil)
+}
+
+// jump: jmp/je/jne to a label of this section.
+func (a *x86asm) jump(mn string, target string) {
+	op := map[string]byte{"jmp": 0xeb, "je": 0x74, "jne": 0x75}[mn]
+	a.ins = append(a.ins, insn{text: mn + " " + target, br: &branch{target: target, x86op: op}})
+}
+
+// x86Funcs generates the registration functions of p.
+func x86Funcs(p *plan) []insn {
+	a := &x86asm{}
+	if p.kind == OpenMP {
+		a.ompUnreg(p)
+		a.ompReg(p)
+	} else {
+		a.fatbinUnreg(p)
+		a.globalsReg(p)
+		a.fatbinReg(p)
+	}
+	return a.ins
+}
+
+func (a *x86asm) ompUnreg(p *plan) {
+	a.label(p.unreg)
+	a.push(rax) // realigns the stack for the call
+	a.lea(p.desc, 0, rdi)
+	a.call("__tgt_unregister_lib", true)
+	a.pop(rax)
+	a.ret()
+}
+
+func (a *x86asm) ompReg(p *plan) {
+	a.label(p.reg)
+	a.push(rbx)
+	if len(p.infos) > 0 {
+		a.loadGOT("__tgt_register_image_info", rbx)
+		a.test(rbx)
+		a.jump("je", ".Lomp_reg_lib")
+		for _, in := range p.infos {
+			a.lea(in.name, 0, rdi)
+			a.callReg(rbx)
+		}
+		a.label(".Lomp_reg_lib")
+	}
+	a.lea(p.desc, 0, rdi)
+	a.call("__tgt_register_lib", true)
+	if p.dtorPrio == 0 {
+		a.lea(p.unreg, 0, rdi)
+		a.call("atexit", true)
+	}
+	a.pop(rbx)
+	a.ret()
+}
+
+func (a *x86asm) fatbinUnreg(p *plan) {
+	a.label(p.unreg)
+	a.push(rax)
+	a.loadRIP(p.handle, rdi)
+	a.call(p.rt.unregFatbin, true)
+	a.pop(rax)
+	a.ret()
+}
+
+func (a *x86asm) fatbinReg(p *plan) {
+	a.label(p.reg)
+	a.push(rbx)
+	a.lea(p.wrapper, 0, rdi)
+	a.call(p.rt.regFatbin, true)
+	a.storeRIP(rax, p.handle)
+	a.mov(rax, rbx)
+	a.mov(rax, rdi)
+	a.call(p.globals, false)
+	if p.rt.callEnd {
+		a.mov(rbx, rdi)
+		a.call(p.rt.regFatbinEnd, true)
+	}
+	a.lea(p.unreg, 0, rdi)
+	a.call("atexit", true)
+	a.pop(rbx)
+	a.ret()
+}
+
+// globalsReg walks the entries: rbx is the entry, r13 the end, r12 the
+// handle; 32 bytes at the stack top hold outgoing stack arguments.
+func (a *x86asm) globalsReg(p *plan) {
+	l, rt := p.entries, p.rt
+	a.label(p.globals)
+	a.push(rbx)
+	a.push(r12)
+	a.push(r13)
+	a.subq(32, rsp)
+	a.mov(rdi, r12)
+	a.lea(l.start, 0, rbx)
+	a.lea(l.stop, 0, r13)
+	a.label(".Lglobals_loop")
+	a.cmp(r13, rbx)
+	a.jump("je", ".Lglobals_done")
+	if l.kindOff >= 0 {
+		a.loadZX16(int32(l.kindOff), rbx, rax)
+		a.cmpl(int8(p.kind.offloadKind()), rax)
+		a.jump("jne", ".Lglobals_next")
+	}
+	a.load(int32(l.sizeOff), rbx, r9) // size: RegisterVar's sixth argument
+	a.test(r9)
+	a.jump("jne", ".Lglobals_var")
+	a.args(l)
+	a.movImm(-1, r8)
+	a.xor32(r9)
+	for d := int32(0); d < 32; d += 8 {
+		a.storeZeroRSP(d)
+	}
+	a.call(rt.regFunc, true)
+	a.jump("jmp", ".Lglobals_next")
+	a.label(".Lglobals_var")
+	a.load32(int32(l.flagsOff), rbx, r10)
+	a.mov32(r10, rax)
+	a.andl(7, rax)
+	cases := []struct {
+		typ   int8
+		label string
+		on    bool
+	}{{0, ".Lglobals_global", true}, {1, ".Lglobals_managed", rt.managed}, {2, ".Lglobals_surface", rt.surfTex}, {3, ".Lglobals_texture", rt.surfTex}}
+	for _, c := range cases {
+		if c.on {
+			a.cmpl(c.typ, rax)
+			a.jump("je", c.label)
+		}
+	}
+	a.jump("jmp", ".Lglobals_next")
+	// __cudaRegisterVar(h, addr, name, name, extern, size, constant, 0)
+	a.label(".Lglobals_global")
+	a.args(l)
+	a.flagBit(r10, 3, r8)
+	a.flagBit(r10, 4, rax)
+	a.store32RSP(rax, 0)
+	a.storeZeroRSP(8)
+	a.call(rt.regVar, true)
+	a.jump("jmp", ".Lglobals_next")
+	if rt.managed {
+		// __cudaRegisterManagedVar(h, aux_addr, addr, name, size, data)
+		a.label(".Lglobals_managed")
+		a.mov(r12, rdi)
+		a.load(int32(l.auxOff), rbx, rsi)
+		a.load(int32(l.addrOff), rbx, rdx)
+		a.load(int32(l.nameOff), rbx, rcx)
+		a.mov(r9, r8)
+		a.load32(int32(l.dataOff), rbx, r9)
+		a.call(rt.regManaged, true)
+		a.jump("jmp", ".Lglobals_next")
+	}
+	if rt.surfTex {
+		// __hipRegisterSurface(h, addr, name, name, data, extern)
+		a.label(".Lglobals_surface")
+		a.args(l)
+		a.load32(int32(l.dataOff), rbx, r8)
+		a.flagBit(r10, 3, r9)
+		a.call(rt.regSurface, true)
+		a.jump("jmp", ".Lglobals_next")
+		// __hipRegisterTexture(h, addr, name, name, data, normalized, extern)
+		a.label(".Lglobals_texture")
+		a.args(l)
+		a.load32(int32(l.dataOff), rbx, r8)
+		a.flagBit(r10, 5, r9)
+		a.flagBit(r10, 3, rax)
+		a.store32RSP(rax, 0)
+		a.call(rt.regTexture, true)
+	}
+	a.label(".Lglobals_next")
+	a.addq(int8(l.size), rbx)
+	a.jump("jmp", ".Lglobals_loop")
+	a.label(".Lglobals_done")
+	a.addq(32, rsp)
+	a.pop(r13)
+	a.pop(r12)
+	a.pop(rbx)
+	a.ret()
+}
+
+// args loads the handle, the entry's address and its name twice into the
+// first four argument registers.
+func (a *x86asm) args(l entryLayout) {
+	a.mov(r12, rdi)
+	a.load(int32(l.addrOff), rbx, rsi)
+	a.load(int32(l.nameOff), rbx, rdx)
+	a.mov(rdx, rcx)
+}
+
+// flagBit extracts bit n of the flags in src into dst (32-bit).
+func (a *x86asm) flagBit(src xreg, n int8, dst xreg) {
+	a.mov32(src, dst)
+	a.shrl(n, dst)
+	a.andl(1, dst)
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// wrapperInputs writes one image of each kind: an OffloadBinary (the LLVM
+// 22 vector of the project reference, §3.1), a fatbinary header and an
+// offload bundle header, plus an empty file and a text file.
+func wrapperInputs(t *testing.T, dir string) {
+	t.Helper()
+	ob := []byte("\x10\xff\x10\xad\x01\x00\x00\x00\x98\x00\x00\x00\x00\x00\x00\x00\x20\x00\x00\x00\x00\x00\x00\x00\x28\x00\x00\x00\x00\x00\x00\x00" +
+		"\x01\x00\x01\x00\x00\x00\x00\x00\x48\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x90\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00" +
+		"\x69\x00\x00\x00\x00\x00\x00\x00\x87\x00\x00\x00\x00\x00\x00\x00\x6e\x00\x00\x00\x00\x00\x00\x00\x75\x00\x00\x00\x00\x00\x00\x00" +
+		"\x00arch\x00triple\x00amdgcn-amd-amdhsa\x00gfx906\x00\x00\x00AAAA\x00\x00\x00\x00")
+	files := map[string][]byte{
+		"ob.bin":    ob,
+		"k.fatbin":  []byte("\x50\xed\x55\xba\x01\x00\x10\x00\x08\x00\x00\x00\x00\x00\x00\x00FATBIN!!"),
+		"k.hipfb":   []byte("__CLANG_OFFLOAD_BUNDLE__\x00\x00\x00\x00\x00\x00\x00\x00"),
+		"empty.bin": nil,
+		"text.txt":  []byte("not an image"),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// wrapRun runs our dispatcher as prog in dir.
+func wrapRun(t *testing.T, dir, prog string, args ...string) (int, string, string) {
+	t.Helper()
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	rc := dispatch(append([]string{prog}, args...), &out, &errb)
+	return rc, out.String(), errb.String()
+}
+
+// TestWrapperCLIMatchesLLVM runs the same command lines through
+// llvm-offload-wrapper-22 and through our llvm-offload-wrapper personality:
+// exit status and diagnostics must agree, and where LLVM succeeds ours must
+// write IR that clang-22 compiles under LLVM's output name.
+func TestWrapperCLIMatchesLLVM(t *testing.T) {
+	if _, err := exec.LookPath("llvm-offload-wrapper-22"); err != nil {
+		t.Skip("SKIPPING LLVM CROSS-CHECK: llvm-offload-wrapper-22 not on PATH")
+	}
+	const prog = "llvm-offload-wrapper-22"
+	cases := [][]string{
+		{"--kind=openmp", "-o", "out.bc", "ob.bin"},
+		{"--kind=openmp", "-o", "out.bc", "ob.bin", "ob.bin"},
+		{"--kind=cuda", "--triple=aarch64-unknown-linux-gnu", "-o", "out.bc", "k.fatbin"},
+		{"--kind=hip", "-o", "out.bc", "k.hipfb"},
+		{"ob.bin"},
+		{"--kind=sycl", "-o", "out.bc", "ob.bin"},
+		{"--kind=openmp", "-o", "out.bc"},
+		{"--kind=openmp", "-o", "out.bc", "missing.bin"},
+		{"--kind=openmp", "ob.bin"},
+		{"--kind=openmp", "-o", "no/such/dir/out.bc", "ob.bin"},
+		{"--kind=cuda", "-o", "out.bc", "k.fatbin", "k.fatbin"},
+	}
+	for _, args := range cases {
+		llvmDir, ourDir := t.TempDir(), t.TempDir()
+		wrapperInputs(t, llvmDir)
+		wrapperInputs(t, ourDir)
+		cmd := exec.Command(prog, args...)
+		cmd.Dir = llvmDir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		llvmRC := 0
+		if err := cmd.Run(); err != nil {
+			llvmRC = cmd.ProcessState.ExitCode()
+		}
+		rc, _, errs := wrapRun(t, ourDir, prog, args...)
+		if rc != llvmRC || errs != stderr.String() {
+			t.Errorf("%q: rc %d stderr %q; LLVM: rc %d stderr %q", args, rc, errs, llvmRC, stderr.String())
+		}
+		if rc == 0 {
+			if _, err := exec.LookPath("clang-22"); err == nil {
+				c := exec.Command("clang-22", "-c", "out.bc", "-o", "out.o")
+				c.Dir = ourDir
+				if out, err := c.CombinedOutput(); err != nil {
+					t.Errorf("%q: clang-22 cannot compile our out.bc: %v\n%s", args, err, out)
+				}
+			}
+		}
+	}
+}
+
+func TestWrapperCLIErrorsLeaveNoOutput(t *testing.T) {
+	dir := t.TempDir()
+	wrapperInputs(t, dir)
+	for _, c := range []struct {
+		prog string
+		args []string
+		msg  string
+	}{
+		{"llvm-offload-wrapper", []string{"--kind=openmp", "-o", "out.bc", "empty.bin"}, "error: empty.bin: empty image"},
+		{"llvm-offload-wrapper", []string{"--kind=openmp", "-o", "out.bc", "text.txt"}, "unrecognised data is not an OpenMP device image"},
+		{"llvm-offload-wrapper", []string{"--kind=cuda", "-o", "out.bc", "ob.bin"}, "an OffloadBinary is not a CUDA fatbinary"},
+		{"llvm-offload-wrapper", []string{"--kind=hip", "-o", "out.o", "k.fatbin"}, "a CUDA fatbinary is not a HIP offload bundle"},
+		{"llvm-offload-wrapper", []string{"--kind=openmp", "--triple=riscv64-linux-gnu", "-o", "out.o", "ob.bin"}, "x86_64 and aarch64 hosts only"},
+		{"clang-offload-wrapper", []string{"-target=foo-bar", "-o", "out.bc", "ob.bin"}, "error: 'foo-bar': unsupported target triple"},
+		{"clang-offload-wrapper", []string{"-o", "out.bc", "ob.bin"}, "for the --target option: must be specified at least once!"},
+		{"clang-offload-wrapper", []string{"-target", "x86_64-linux-gnu", "ob.bin"}, "for the -o option: must be specified at least once!"},
+		{"clang-offload-wrapper", []string{"-target", "x86_64-linux-gnu", "-o", "out.o", "--offload-arch=gfx906", "ob.bin", "ob.bin"}, "input 2 has no --offload-arch"},
+		{"clang-offload-wrapper", []string{"-target", "x86_64-linux-gnu", "-o", "out.o", "ob.bin", "--offload-arch=gfx906"}, "is not followed by an input image"},
+		{"offload", []string{"wrap", "--kind=openmp", "-o", "out.zz", "ob.bin"}, "give --emit"},
+		{"offload", []string{"wrap", "--kind=openmp", "--emit=obj", "--offload-arch=gfx906", "-o", "out.o", "ob.bin"}, "only recorded for OpenMP with the legacy ABI"},
+	} {
+		rc, _, errs := wrapRun(t, dir, c.prog, c.args...)
+		if rc == 0 || !strings.Contains(errs, c.msg) {
+			t.Errorf("%s %q: rc %d, stderr %q; want an error containing %q", c.prog, c.args, rc, errs, c.msg)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "out") || strings.Contains(e.Name(), ".tmp") {
+				t.Errorf("%s %q left %s behind", c.prog, c.args, e.Name())
+			}
+		}
+	}
+	if rc, _, _ := wrapRun(t, dir, "offload", "wrap", "-o", "x.o", "ob.bin"); rc != 2 {
+		t.Errorf("usage error: rc %d, want 2", rc)
+	}
+}
+
+// TestClangOffloadWrapperCLI: target IDs pair with the input that follows
+// them; the output is an object for .o and IR text otherwise; notes are
+// added to ELF images and skipped, with LLVM's warning, for others.
+func TestClangOffloadWrapperCLI(t *testing.T) {
+	dir := t.TempDir()
+	wrapperInputs(t, dir)
+	rc, _, errs := wrapRun(t, dir, "clang-offload-wrapper", "--target=x86_64-pc-linux-gnu", "-o", "w.o",
+		"--offload-arch=gfx906", "ob.bin", "--offload-arch", "gfx90a:xnack+", "ob.bin", "--add-omp-offload-notes")
+	if rc != 0 {
+		t.Fatalf("rc %d: %s", rc, errs)
+	}
+	if want := "clang-offload-wrapper: warning: ob.bin is not an ELF image, so notes cannot be added to it.\n"; strings.Count(errs, want) != 2 {
+		t.Errorf("stderr %q, want the notes warning twice", errs)
+	}
+	f, err := elf.Open(filepath.Join(dir, "w.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	archs, _ := f.Section(".offload_arch_list").Data()
+	if string(archs) != "gfx906\x00gfx90a:xnack+\x00" {
+		t.Errorf(".offload_arch_list = %q", archs)
+	}
+	if f.Section(".init_array.1") == nil || f.Section(".fini_array.1") == nil || f.Section("omp_offloading_entries") == nil {
+		t.Error("legacy layout sections missing")
+	}
+	rc, _, errs = wrapRun(t, dir, "clang-offload-wrapper", "-target", "x86_64-pc-linux-gnu", "-o", "w.bc", "ob.bin")
+	ir, _ := os.ReadFile(filepath.Join(dir, "w.bc"))
+	if rc != 0 || !strings.Contains(string(ir), "@llvm.global_dtors") || !strings.Contains(string(ir), `source_filename = "offload.wrapper.object"`) {
+		t.Errorf("IR output: rc %d %s\n%.400s", rc, errs, ir)
+	}
+	if rc, out, _ := wrapRun(t, dir, "clang-offload-wrapper", "--help"); rc != 0 || !strings.Contains(out, "--offload-arch") {
+		t.Errorf("--help: rc %d\n%s", rc, out)
+	}
+}
+
+// TestWrapForms: offload wrap picks the form from -o (or --emit) and
+// honours --entries and --inline.
+func TestWrapForms(t *testing.T) {
+	dir := t.TempDir()
+	wrapperInputs(t, dir)
+	for out, want := range map[string]string{"r.ll": "; ModuleID", "r.c": "#include <stdint.h>", "r.s": ".section", "r.o": "\x7fELF"} {
+		if rc, _, errs := wrapRun(t, dir, "offload", "wrap", "--kind=hip", "-o", out, "k.hipfb"); rc != 0 {
+			t.Fatalf("%s: rc %d %s", out, rc, errs)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, out)); !strings.Contains(string(b), want) {
+			t.Errorf("%s does not contain %q", out, want)
+		}
+	}
+	wrapRun(t, dir, "offload", "wrap", "--kind=cuda", "--entries=legacy", "--emit=c", "-o", "leg.txt", "k.fatbin")
+	if b, _ := os.ReadFile(filepath.Join(dir, "leg.txt")); !strings.Contains(string(b), "__start_cuda_offloading_entries") {
+		t.Errorf("--entries=legacy --emit=c did not write legacy C:\n%.300s", b)
+	}
+	wrapRun(t, dir, "offload", "wrap", "--kind=cuda", "--inline", "-o", "in.s", "k.fatbin")
+	if b, _ := os.ReadFile(filepath.Join(dir, "in.s")); strings.Contains(string(b), ".incbin") || !strings.Contains(string(b), ".byte\t80,237,85,186") {
+		t.Errorf("--inline did not write the bytes:\n%.600s", b)
+	}
+}
+
+func TestPairArchs(t *testing.T) {
+	valued := map[string]bool{"o": true, "target": true}
+	got, err := pairArchs([]string{"-o", "x", "--offload-arch=a", "i1", "-target", "t", "-offload-arch", "b", "i2"}, valued)
+	if err != nil || strings.Join(got, ",") != "a,b" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if got, err := pairArchs([]string{"i1", "i2"}, valued); err != nil || got != nil {
+		t.Errorf("no archs: %q, %v", got, err)
+	}
+	for _, bad := range [][]string{
+		{"--offload-arch=a", "--offload-arch=b", "i1"},
+		{"--offload-arch=a", "i1", "i2"},
+		{"i1", "--offload-arch=a"},
+		{"--offload-arch"},
+	} {
+		if _, err := pairArchs(bad, valued); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
