@@ -60,28 +60,92 @@ func (f *File) Path() string { return f.path }
 
 // Commit makes the written data visible under the destination path.
 func (f *File) Commit() error {
-	if f.done {
+	if err := f.finish(); err != nil {
+		f.Abort()
+		return err
+	}
+	undo, err := f.publish()
+	if err != nil {
+		f.Abort()
+		return err
+	}
+	undo.forget()
+	return nil
+}
+
+// finish closes the temporary file; nothing is visible yet.
+func (f *File) finish() error {
+	if f.done || f.direct {
 		return nil
 	}
-	f.done = true
-	if f.direct {
-		if f.File == os.Stdout {
-			return nil
-		}
-		return f.File.Close()
-	}
-	tmp := f.File.Name()
 	err := f.File.Chmod(Mode)
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, f.path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
 	return err
+}
+
+// undo puts back what a publish replaced.
+type undo struct {
+	dest, backup string
+	created      bool // dest did not exist before
+}
+
+// revert restores the previous state of dest.
+func (u undo) revert() {
+	switch {
+	case u.backup != "":
+		os.Rename(u.backup, u.dest)
+	case u.created:
+		os.Remove(u.dest)
+	}
+}
+
+// forget drops the backup once the whole commit succeeded.
+func (u undo) forget() {
+	if u.backup != "" {
+		os.Remove(u.backup)
+	}
+}
+
+// publish renames the temporary file over the destination, first keeping a
+// hard link to the file it replaces so that a failed group can restore it.
+func (f *File) publish() (undo, error) {
+	if f.done {
+		return undo{}, nil
+	}
+	f.done = true
+	if f.direct {
+		if f.File == os.Stdout {
+			return undo{}, nil
+		}
+		return undo{}, f.File.Close()
+	}
+	tmp := f.File.Name()
+	u := undo{dest: f.path}
+	if _, err := os.Lstat(f.path); err != nil {
+		u.created = true
+	} else if b, err := backupName(f.path); err == nil && os.Link(f.path, b) == nil {
+		u.backup = b
+	}
+	if err := os.Rename(tmp, f.path); err != nil {
+		os.Remove(tmp)
+		u.forget()
+		return undo{}, err
+	}
+	return u, nil
+}
+
+// backupName returns an unused name beside path.
+func backupName(path string) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".old*")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return name, nil
 }
 
 // Abort discards the output. It is safe to call after Commit (it then does
@@ -114,15 +178,31 @@ func (g *Group) Create(path string) (*File, error) {
 	return f, nil
 }
 
-// Commit commits every output; on the first failure the rest are aborted.
+// Commit makes every output visible, or none: all temporary files are
+// finished first, and if a rename fails the outputs already renamed are
+// rolled back (files they replaced are restored from hard links; where the
+// file system cannot link, the replaced file is lost but no new output stays).
 func (g *Group) Commit() error {
-	for i, f := range g.files {
-		if err := f.Commit(); err != nil {
-			for _, rest := range g.files[i+1:] {
-				rest.Abort()
-			}
+	for _, f := range g.files {
+		if err := f.finish(); err != nil {
+			g.Abort()
 			return err
 		}
+	}
+	var done []undo
+	for _, f := range g.files {
+		u, err := f.publish()
+		if err != nil {
+			for i := len(done) - 1; i >= 0; i-- {
+				done[i].revert()
+			}
+			g.Abort()
+			return err
+		}
+		done = append(done, u)
+	}
+	for _, u := range done {
+		u.forget()
 	}
 	return nil
 }
