@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -86,6 +87,12 @@ func runBundler(prog string, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg, err := f.config(stderr)
+	var optErr *cl.Error
+	if errors.As(err, &optErr) {
+		// LLVM reports option values without "error:".
+		fmt.Fprintf(stderr, "%s: %s\n", prog, optErr)
+		return 1
+	}
 	if err == nil {
 		err = f.validate(cfg)
 	}
@@ -118,14 +125,14 @@ func (f *bundlerFlags) config(stderr io.Writer) (*bundler.Config, error) {
 	if f.align.Given() {
 		n, err := llvmUint(f.align.Value(), 32)
 		if err != nil {
-			return nil, fmt.Errorf("for the --bundle-align option: '%s' value invalid for uint argument!", f.align.Value())
+			return nil, &cl.Error{Msg: fmt.Sprintf("for the --bundle-align option: '%s' value invalid for uint argument!", f.align.Value())}
 		}
 		cfg.BundleAlign = int64(n)
 	}
 	if f.level.Given() {
 		n, err := llvmInt(f.level.Value())
 		if err != nil {
-			return nil, fmt.Errorf("for the --compression-level option: '%s' value invalid for integer argument!", f.level.Value())
+			return nil, &cl.Error{Msg: fmt.Sprintf("for the --compression-level option: '%s' value invalid for integer argument!", f.level.Value())}
 		}
 		cfg.CompressionLevel = n
 	}
@@ -136,13 +143,13 @@ func (f *bundlerFlags) config(stderr io.Writer) (*bundler.Config, error) {
 		case "zlib":
 			cfg.CompressionMethod = ccob.MethodZlib
 		default:
-			return nil, fmt.Errorf("for the --compression option: '%s' is not zlib or zstd", f.method.Value())
+			return nil, &cl.Error{Msg: fmt.Sprintf("for the --compression option: '%s' is not zlib or zstd", f.method.Value())}
 		}
 	}
 	if f.maxSize.Given() {
 		n, err := strconv.ParseUint(f.maxSize.Value(), 0, 64)
 		if err != nil {
-			return nil, fmt.Errorf("for the --max-uncompressed-size option: '%s' is not a byte count", f.maxSize.Value())
+			return nil, &cl.Error{Msg: fmt.Sprintf("for the --max-uncompressed-size option: '%s' is not a byte count", f.maxSize.Value())}
 		}
 		cfg.MaxUncompressedSize = n
 	}
