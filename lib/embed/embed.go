@@ -30,11 +30,8 @@ func Embed(w io.Writer, host io.ReaderAt, size int64, bin io.ReaderAt, binSize i
 	if f.Type != elf.ET_REL {
 		return fmt.Errorf("embedding needs a relocatable object, not an ELF %s", f.Type)
 	}
-	if binSize%offloadbin.Alignment != 0 {
-		return fmt.Errorf("the offload binary is %d bytes, not a multiple of %d", binSize, offloadbin.Alignment)
-	}
-	if _, err := offloadbin.ReadAll(bin, binSize); err != nil {
-		return fmt.Errorf("not a valid offload binary: %w", err)
+	if err := Check(bin, binSize); err != nil {
+		return err
 	}
 	sec := elfobj.NewSection{
 		Name:  Section,
@@ -45,6 +42,23 @@ func Embed(w io.Writer, host io.ReaderAt, size int64, bin io.ReaderAt, binSize i
 		Data:  io.NewSectionReader(bin, 0, binSize),
 	}
 	return elfobj.AddSections(w, host, size, []elfobj.NewSection{sec})
+}
+
+// Check reports whether the size bytes of bin can be embedded: one or more
+// valid OffloadBinaries, back to back, each padded to 8 bytes. It reads the
+// headers only.
+func Check(bin io.ReaderAt, size int64) error {
+	if size%offloadbin.Alignment != 0 {
+		return fmt.Errorf("the offload binary is %d bytes, not a multiple of %d", size, offloadbin.Alignment)
+	}
+	ims, err := offloadbin.ReadAll(bin, size)
+	if err != nil {
+		return fmt.Errorf("not a valid offload binary: %w", err)
+	}
+	if len(ims) == 0 { // empty or all zeros: the reader takes zeros as padding
+		return fmt.Errorf("not a valid offload binary: it holds no image")
+	}
+	return nil
 }
 
 // File is Embed on named files; the packaged images come from bin.

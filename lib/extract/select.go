@@ -99,8 +99,14 @@ func splitTargetID(id string) (string, map[string]bool) {
 // FileName is a safe, descriptive file name for an image:
 // <prefix>-<kind>-<triple>-<target ID>.<ext>, with every character outside
 // [A-Za-z0-9._+-] (':' and '/' included) replaced by '_', so that no name
-// taken from a hostile input can leave the output directory.
+// taken from a hostile input can leave the output directory. An empty
+// prefix means the name of the file the image came from, without its
+// directory and extension.
 func FileName(prefix string, im *Image) string {
+	if prefix == "" && len(im.Where) > 0 {
+		b := filepath.Base(im.Where[0])
+		prefix = strings.TrimSuffix(b, filepath.Ext(b))
+	}
 	parts := []string{prefix, im.OffloadKind, strings.TrimSuffix(im.Triple, "-")}
 	if im.TargetID != "" {
 		parts = append(parts, im.TargetID)
@@ -144,6 +150,10 @@ func sanitize(s string) string {
 	}
 	return s
 }
+
+// Names returns the file names ToDir and ToArchive give the images:
+// FileName, with repeats numbered (name.1.ext, name.2.ext, ...).
+func Names(prefix string, ims []*Image) []string { return uniqueNames(prefix, ims) }
 
 // uniqueNames gives each image a distinct name, numbering repeats.
 func uniqueNames(prefix string, ims []*Image) []string {

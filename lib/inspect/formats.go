@@ -290,6 +290,12 @@ func (w *walker) compressed(n *Node, v view, depth int) {
 		fail(n, v, err)
 		return
 	}
+	if !hashOK { // Decompress reports no span on a mismatch; the header has it
+		used = v.size
+		if h.Version >= 2 {
+			used = int64(h.TotalSize)
+		}
+	}
 	n.Size = used
 	n.Compression = &Compression{
 		Version: int(h.Version), Method: h.Method.String(), CompressedSize: used,

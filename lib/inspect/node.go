@@ -13,17 +13,22 @@ package inspect
 // `offload inspect --json` (see README.md).
 type Node struct {
 	// Format says what this node is: "elf", "archive", "bundle",
-	// "text-bundle", "ccob", "offload-binary", or, for leaves, "bitcode",
-	// "ptx", "cuda-fatbin", "spirv", "empty" or "data".
+	// "text-bundle", "ccob", "ccob-sequence" (CCOBs stored back to back),
+	// "offload-binary", or, for leaves, "bitcode", "ptx", "cuda-fatbin",
+	// "spirv", "text" (a text bundle entry), "host-marker" (the one-byte
+	// host section of a bundled object), "empty" or "data".
 	Format string `json:"format"`
 	// Name is the file name, member name, section name or entry ID.
 	Name string `json:"name,omitempty"`
 	// Offset and Size locate the node within the container given in
-	// Space; Offset is absolute in that space.
+	// Space; Offset is absolute in that space, and -1 where the node has
+	// no byte range of its own (text bundle entries).
 	Offset int64 `json:"offset"`
 	Size   int64 `json:"size"`
-	// Space is "file" for offsets in the inspected file, or
-	// "decompressed#N" for offsets inside the Nth compressed payload.
+	// Space is "file" for offsets in the inspected file, "decompressed#N"
+	// for offsets inside the Nth compressed bundle (counted from 1 in the
+	// order met), or "inflated" for images of a compressed OffloadBinary
+	// (offsets in its inflated data).
 	Space string `json:"space"`
 	// Detail is a short human description ("ELF64 relocatable, x86-64").
 	Detail string `json:"detail,omitempty"`

@@ -70,6 +70,12 @@ func packaged(images []string, binary string) (io.ReaderAt, int64, func(), error
 			return nil, 0, nil, err
 		}
 		fi, err := f.Stat()
+		if err == nil {
+			// Checked here so that the error names this file, not the host.
+			if err = embed.Check(f, fi.Size()); err != nil {
+				err = fmt.Errorf("%s: %w", binary, err)
+			}
+		}
 		if err != nil {
 			f.Close()
 			return nil, 0, nil, err

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -81,11 +80,12 @@ func runExtract(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: error: %v\n", prog, err)
 		return 1
 	}
-	prefix := stem(s.Positional[0])
+	// Each image is named after the input it came from.
+	const prefix = ""
 	switch {
 	case list.On:
-		for _, im := range ims {
-			fmt.Fprintf(stdout, "%s\t%d\t%s\n", extract.FileName(prefix, im), im.Size, strings.Join(im.Where, ": "))
+		for i, name := range extract.Names(prefix, ims) {
+			fmt.Fprintf(stdout, "%s\t%d\t%s\n", name, ims[i].Size, strings.Join(ims[i].Where, ": "))
 		}
 	case archive.Given():
 		err = extract.ToArchive(archive.Value(), prefix, ims)
@@ -95,6 +95,9 @@ func runExtract(prog string, args []string, stdout, stderr io.Writer) int {
 			out = dir.Value()
 		}
 		var paths []string
+		if err = os.MkdirAll(out, 0o755); err != nil {
+			break
+		}
 		if paths, err = extract.ToDir(out, prefix, ims); err == nil {
 			fmt.Fprintln(stdout, strings.Join(paths, "\n"))
 		}
@@ -104,11 +107,6 @@ func runExtract(prog string, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func stem(path string) string {
-	b := filepath.Base(path)
-	return strings.TrimSuffix(b, filepath.Ext(b))
 }
 
 func usageOr(s *cl.Set, err error, help bool, prog string, stdout, stderr io.Writer) int {
@@ -127,6 +125,7 @@ func runConvert(prog string, args []string, stdout, stderr io.Writer) int {
 	s := cl.NewSet(prog, "convert device code between clang-offload-bundler bundles (old driver) and OffloadBinaries (new driver)",
 		"--to=offload-binary|bundle -o OUT FILE...")
 	flt := addFilterFlags(s)
+	flt.host.Hidden = true // host entries never convert; --host-triple adds an empty one
 	to := s.String("to", "format", "offload-binary or bundle")
 	out := s.String("o", "file", "output file")
 	hostTriple := s.String("host-triple", "triple", "add an empty host entry for this triple (bundles for OpenMP need one)")
