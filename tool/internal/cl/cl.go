@@ -178,27 +178,34 @@ func (o *Option) set(value string, hasValue bool) error {
 func (s *Set) unknown(arg string) error {
 	msg := fmt.Sprintf("Unknown command line argument '%s'.  Try: '%s --help'", arg, s.Prog)
 	if near := s.nearest(arg); near != "" {
-		msg += fmt.Sprintf("\n%s: Did you mean '%s'?", s.Prog, Spell(near))
+		if _, value, ok := strings.Cut(arg, "="); ok {
+			near += "=" + value
+		}
+		msg += fmt.Sprintf("\n%s: Did you mean '%s'?", s.Prog, near)
 	}
 	return &Error{Msg: msg}
 }
 
-// nearest returns the declared option closest to arg by edit distance, if close.
+// nearest returns the spelling of the visible option closest to arg by
+// edit distance, as LLVM's LookupNearestOption (which has no cut-off).
 func (s *Set) nearest(arg string) string {
 	name := strings.TrimLeft(arg, "-")
 	if eq := strings.IndexByte(name, '='); eq >= 0 {
 		name = name[:eq]
 	}
-	best, bestD := "", 3
+	best, bestD := "", -1
 	for _, o := range s.opts {
 		if o.Hidden {
 			continue
 		}
-		if d := editDistance(name, o.Name); d < bestD {
+		if d := editDistance(name, o.Name); bestD < 0 || d < bestD {
 			best, bestD = o.Name, d
 		}
 	}
-	return best
+	if best == "" {
+		return ""
+	}
+	return Spell(best)
 }
 
 func editDistance(a, b string) int {
@@ -294,7 +301,8 @@ func splitGNU(s string) []string {
 			quote = c
 			inTok = true
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			if inTok {
+			// LLVM drops empty tokens, such as a quoted "".
+			if inTok && cur.Len() > 0 {
 				toks = append(toks, cur.String())
 				cur.Reset()
 				inTok = false
@@ -304,7 +312,7 @@ func splitGNU(s string) []string {
 			inTok = true
 		}
 	}
-	if inTok {
+	if inTok && cur.Len() > 0 {
 		toks = append(toks, cur.String())
 	}
 	return toks

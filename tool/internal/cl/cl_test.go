@@ -158,9 +158,9 @@ func TestMissingValue(t *testing.T) {
 func TestUnknownOption(t *testing.T) {
 	cases := []struct{ arg, want string }{
 		{"-archiv", "Unknown command line argument '-archiv'.  Try: 'prog --help'\nprog: Did you mean '--archive'?"},
-		{"--imagee=x", "Unknown command line argument '--imagee=x'.  Try: 'prog --help'\nprog: Did you mean '--image'?"},
+		{"--imagee=x", "Unknown command line argument '--imagee=x'.  Try: 'prog --help'\nprog: Did you mean '--image=x'?"},
 		{"-x", "Unknown command line argument '-x'.  Try: 'prog --help'\nprog: Did you mean '-o'?"},
-		{"--completely-different", "Unknown command line argument '--completely-different'.  Try: 'prog --help'"},
+		{"--zzzzzz", "Unknown command line argument '--zzzzzz'.  Try: 'prog --help'\nprog: Did you mean '-o'?"},
 	}
 	for _, c := range cases {
 		err := newTestSet().Parse([]string{c.arg})
@@ -171,7 +171,7 @@ func TestUnknownOption(t *testing.T) {
 	// Hidden options are not suggested.
 	s := newTestSet()
 	s.verbose.Hidden = true
-	if err := s.Parse([]string{"--verbos"}); err == nil || strings.Contains(err.Error(), "Did you mean") {
+	if err := s.Parse([]string{"--verbos"}); err == nil || strings.Contains(err.Error(), "Did you mean '--verbose'") {
 		t.Errorf("hidden option suggested: %v", err)
 	}
 }
@@ -290,5 +290,15 @@ func TestMatchesLLVM(t *testing.T) {
 		if got := prog + ": " + perr.Error() + "\n"; got != stderr.String() {
 			t.Errorf("%q:\nours: %q\nLLVM: %q", args, got, stderr.String())
 		}
+	}
+}
+
+// TestResponseFileDropsEmptyTokens: LLVM's GNU tokenizer keeps no empty
+// arguments, so a quoted "" adds nothing.
+func TestResponseFileDropsEmptyTokens(t *testing.T) {
+	p := writeRsp(t, t.TempDir(), "e.rsp", `"" -o '' x`)
+	got, err := ExpandResponseFiles([]string{"@" + p})
+	if err != nil || !reflect.DeepEqual(got, []string{"-o", "x"}) {
+		t.Fatalf("got %q, %v", got, err)
 	}
 }
