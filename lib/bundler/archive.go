@@ -1,6 +1,7 @@
 package bundler
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/bitcode"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
@@ -29,7 +31,8 @@ func unbundleArchive(cfg *Config, t *targets) error {
 		return err
 	}
 	defer src.Close()
-	rd, err := ar.NewReader(src.r, src.size)
+	st := newArchiveState(src.r)
+	rd, err := ar.NewReader(st.ahead, src.size)
 	if errors.Is(err, ar.ErrNotArchive) {
 		// LLVM says this for every input without the archive magic.
 		return fileError(cfg.Inputs[0], errorf("%s: %v", ar.ErrTooSmall, err))
@@ -48,15 +51,15 @@ func unbundleArchive(cfg *Config, t *targets) error {
 		if err != nil {
 			return fileError(cfg.Inputs[0], err)
 		}
-		if err := archiveChild(cfg, t, src, m, sc, perTarget); err != nil {
+		if err := archiveChild(cfg, t, src, m, sc, perTarget, st); err != nil {
 			return err
 		}
 	}
 	return writeArchives(cfg, t, perTarget)
 }
 
-func archiveChild(cfg *Config, t *targets, src *source, m *ar.Member, sc *scratch, perTarget [][]member) error {
-	child := &source{name: m.Name, r: m.Open(src.r), size: m.Size}
+func archiveChild(cfg *Config, t *targets, src *source, m *ar.Member, sc *scratch, perTarget [][]member, st *archiveState) error {
+	child := &source{name: m.Name, r: st.memberData(m), size: m.Size}
 	parts, err := decompressedAs(child, cfg, "Failed to decompress code object")
 	var be *Error
 	if errors.As(err, &be) {
@@ -84,15 +87,13 @@ func archiveChild(cfg *Config, t *targets, src *source, m *ar.Member, sc *scratc
 	}
 	base := path.Base(m.Name)
 	for _, e := range all {
-		co, err := targetid.ParseEntryID(e.id)
+		co, fits, err := st.match(e.id, t, cfg.HIPOpenMPCompatible)
 		if err != nil {
 			return fileError(cfg.Inputs[0], errorf("Invalid bundle id read from code object"))
 		}
 		name := memberName(base, e.id, co.TargetID)
-		for i, req := range t.ids {
-			if targetid.Compatible(co, req, cfg.HIPOpenMPCompatible) {
-				perTarget[i] = append(perTarget[i], member{name: name, open: e.open})
-			}
+		for _, i := range fits {
+			perTarget[i] = append(perTarget[i], member{name: name, open: e.open})
 		}
 	}
 	return nil
@@ -134,23 +135,34 @@ func writeArchives(cfg *Config, t *targets, perTarget [][]member) error {
 				return fileError(cfg.Inputs[0], err)
 			}
 		}
-		if err := ar.WriteArchive(out, wms); err != nil {
+		// One large buffer: ar's own is 4 KiB, a write per small member.
+		bw := bufio.NewWriterSize(out, 1<<20)
+		if err := ar.WriteArchive(bw, wms); err != nil {
+			return fileError(cfg.Outputs[i], err)
+		}
+		if err := bw.Flush(); err != nil {
 			return fileError(cfg.Outputs[i], err)
 		}
 	}
 	return g.Commit()
 }
 
-// addSymbols marks ELF members as objects and lists their global symbols,
-// so the archive gets the symbol table LLVM's writeArchive gives it.
-// Other members stay raw blobs.
+// addSymbols marks ELF and bitcode members as objects and lists their
+// global symbols, so the archive gets the symbol table LLVM's writeArchive
+// gives it. Other members stay raw blobs.
 func addSymbols(m *ar.WriterMember) error {
 	ra, ok := m.Data.(io.ReaderAt)
 	if !ok {
 		return nil
 	}
 	head := make([]byte, 4)
-	if n, _ := ra.ReadAt(head, 0); n < 4 || !elfobj.IsELF(head) {
+	if n, _ := ra.ReadAt(head, 0); n < 4 {
+		return nil
+	}
+	if bitcode.IsBitcode(head) {
+		return addBitcodeSymbols(m, ra)
+	}
+	if !elfobj.IsELF(head) {
 		return nil
 	}
 	f, err := elfobj.Open(ra, m.Size)
@@ -159,6 +171,19 @@ func addSymbols(m *ar.WriterMember) error {
 	}
 	syms, err := f.ArchiveSymbols()
 	if err != nil {
+		return fmt.Errorf("member %s: %w", m.Name, err)
+	}
+	m.Object, m.Symbols = true, syms
+	return nil
+}
+
+// addBitcodeSymbols lists a bitcode member's symbols from its irsymtab.
+// LLVM would rebuild a missing table from the IR; without one the member
+// still counts as an object, with no symbols. Malformed bitcode fails, as
+// LLVM's writeArchive does.
+func addBitcodeSymbols(m *ar.WriterMember, ra io.ReaderAt) error {
+	syms, err := bitcode.ArchiveSymbols(ra, m.Size)
+	if err != nil && !errors.Is(err, bitcode.ErrNoSymtab) {
 		return fmt.Errorf("member %s: %w", m.Name, err)
 	}
 	m.Object, m.Symbols = true, syms

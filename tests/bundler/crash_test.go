@@ -1,0 +1,75 @@
+package bundler_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLLVMCrashCases: where LLVM 22 crashes or writes corrupt data
+// (reference §1.2, §1.4, §1.7, §2.2), ours gives the right result or exits
+// 1 with a clear message, and writes nothing. LLVM is not run on these.
+func TestLLVMCrashCases(t *testing.T) {
+	t.Parallel()
+	dir := cliDir(t)
+	good := binaryBundle([]rawEntry{{hostT + "-", []byte("HOSTDATA")}, {g906, []byte("DEV1")}}, 1)
+	writeFile(t, dir, "trunc.bc", good[:len(good)-1])
+	writeFile(t, dir, "trunc-hdr.bc", good[:50])
+	fails := []struct {
+		name  string
+		args  []string
+		words []string // the message must contain each (case-insensitive)
+	}{
+		{"normalized duplicate", []string{"-type=bc", "-targets=" + hostT + "," + g906 + ",hip-amdgcn-amd-amdhsa-unknown-gfx906",
+			"-input=h", "-input=d1", "-input=d2", "-output=out"}, []string{"Duplicate targets", "hip-amdgcn-amd-amdhsa-unknown-gfx906"}},
+		{"normalized duplicate host", []string{"-type=bc", "-targets=" + hostT + ",host-x86_64-linux-gnu-unknown",
+			"-input=h", "-input=d1", "-output=out"}, []string{"Duplicate targets"}},
+		{"normalized duplicate unbundle", []string{"-type=bc", "-unbundle", "-targets=" + g906 + ",hip-amdgcn-amd-amdhsa-gnu-gfx906",
+			"-input=trunc.bc", "-output=out", "-output=out2"}, []string{"Duplicate targets"}},
+		{"bundle-align=0", []string{"-type=bc", "-targets=" + hostT + "," + g906, "-input=h", "-input=d1", "-bundle-align=0", "-output=out"},
+			[]string{"align"}},
+		{"truncated last payload, unbundle", []string{"-type=bc", "-unbundle", "-targets=" + g906 + "," + hostT, "-input=trunc.bc",
+			"-output=out", "-output=out2"}, []string{"trunc.bc"}},
+		{"truncated last payload, list", []string{"-type=bc", "-list", "-input=trunc.bc"}, []string{"trunc.bc"}},
+		{"truncated header", []string{"-type=bc", "-unbundle", "-targets=" + g906, "-input=trunc-hdr.bc", "-output=out"}, []string{"trunc-hdr.bc"}},
+	}
+	for _, c := range fails {
+		before := dirNames(t, dir)
+		r := run(t, dir, nil, ours(), c.args...)
+		if r.code != 1 {
+			t.Errorf("%s: want exit 1: %v", c.name, r)
+		}
+		for _, w := range c.words {
+			if !strings.Contains(strings.ToLower(r.stderr), strings.ToLower(w)) {
+				t.Errorf("%s: message %q lacks %q", c.name, r.stderr, w)
+			}
+		}
+		if after := dirNames(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
+			t.Errorf("%s: files changed: %v -> %v", c.name, before, after)
+		}
+	}
+}
+
+// TestHIPOnlyObjectInputs: HIP-only -type=o whose first input is an ELF
+// object (LLVM 22 segfaults) gives the binary bundle LLVM writes for
+// non-object inputs; LLVM itself must unbundle it.
+func TestHIPOnlyObjectInputs(t *testing.T) {
+	t.Parallel()
+	l := llvm(t)
+	objs := getHostObjects(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "a.hsaco", objs[0])
+	writeFile(t, dir, "b.hsaco", objs[1])
+	t1, t2 := "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"
+	r := run(t, dir, nil, ours(), "-type=o", "-bundle-align=4096", "-targets="+t1+","+t2, "-input=a.hsaco", "-input=b.hsaco", "-output=fat.hipfb")
+	if r.code != 0 {
+		t.Fatalf("ours: %v", r)
+	}
+	want := binaryBundle([]rawEntry{{t1, objs[0]}, {t2, objs[1]}}, 4096)
+	sameBytes(t, "HIP-only object bundle", want, readFile(t, filepath.Join(dir, "fat.hipfb")))
+	lr := run(t, dir, nil, l, "-unbundle", "-type=o", "-targets="+t2+","+t1, "-input=fat.hipfb", "-output=x2", "-output=x1")
+	if lr.code != 0 || !bytes.Equal(readFile(t, filepath.Join(dir, "x1")), objs[0]) || !bytes.Equal(readFile(t, filepath.Join(dir, "x2")), objs[1]) {
+		t.Errorf("LLVM unbundling ours: %v", lr)
+	}
+}

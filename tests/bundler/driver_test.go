@@ -1,0 +1,64 @@
+package bundler_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A HIP kernel that compiles without the HIP headers or device libraries.
+const hipKernel = `#define __global__ __attribute__((global))
+typedef struct { unsigned x, y, z; } dim3_;
+extern "C" int hipLaunchKernel(const void*, dim3_, dim3_, void**, unsigned long, void*);
+__global__ void k(int *p) { *p = 42; }
+__global__ void k2(float *p, int n) { for (int i = 0; i < n; i++) p[i] *= 2; }
+`
+
+// TestClangDriver: clang++-22 -B DIR, with DIR holding our
+// clang-offload-bundler, must produce the same object as with LLVM's own
+// bundler. -### shows clang picks the bundler from DIR, and a DIR whose
+// clang-offload-bundler fails makes the compile fail, so clang really runs
+// what it finds there.
+func TestClangDriver(t *testing.T) {
+	t.Parallel()
+	clangxx := needTool(t, clangxxName)
+	needTool(t, llvmBundlerName)
+	dir := t.TempDir()
+	src := writeFile(t, dir, "k.hip", []byte(hipKernel))
+	compile := func(out string, extra ...string) ([]byte, error) {
+		args := append(extra, "-cuid=fixed", "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+",
+			"-nogpuinc", "-nogpulib", "-c", src, "-o", filepath.Join(dir, out))
+		cmd := exec.Command(clangxx, args...)
+		cmd.Env = bundlerEnv()
+		return cmd.CombinedOutput()
+	}
+	out, err := compile("plan", "-###", "-B", binDir)
+	if err != nil {
+		t.Fatalf("clang -###: %v\n%s", err, out)
+	}
+	if want := `"` + linkBin + `" "-type=o"`; !bytes.Contains(out, []byte(want)) {
+		t.Fatalf("clang -### -B %s does not run %s:\n%s", binDir, want, out)
+	}
+	if out, err := compile("llvm.o"); err != nil {
+		t.Fatalf("clang with LLVM's bundler: %v\n%s", err, out)
+	}
+	if out, err := compile("ours.o", "-B", binDir); err != nil {
+		t.Fatalf("clang with our bundler: %v\n%s", err, out)
+	}
+	sameBytes(t, "HIP object", readFile(t, filepath.Join(dir, "llvm.o")), readFile(t, filepath.Join(dir, "ours.o")))
+
+	// Control: a failing clang-offload-bundler in -B makes clang fail.
+	bad := filepath.Join(dir, "bad")
+	if err := os.Mkdir(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, bad, "clang-offload-bundler", []byte("#!/bin/sh\necho fake bundler ran >&2\nexit 1\n"))
+	os.Chmod(filepath.Join(bad, "clang-offload-bundler"), 0o755)
+	out, err = compile("bad.o", "-B", bad)
+	if err == nil || !strings.Contains(string(out), "fake bundler ran") {
+		t.Errorf("clang did not run the bundler in -B: %v\n%s", err, out)
+	}
+}
