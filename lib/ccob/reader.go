@@ -2,10 +2,8 @@ package ccob
 
 import (
 	"bufio"
-	"crypto/md5"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"math/bits"
 
@@ -17,10 +15,12 @@ import (
 // MaxUncompressedSize is 0.
 const DefaultMaxUncompressedSize = 4 << 30
 
-// MaxWindowSize is the largest zstd window Decompress accepts: 128 MiB,
-// the most LLVM writes (zstd's windowLog 27 with long-distance matching).
-// Decoding a frame holds one window in memory.
-const MaxWindowSize = 1 << 27
+// MaxWindowSize is the largest zstd window Decompress accepts and Compress
+// writes: 256 MiB. LLVM writes at most 128 MiB (windowLog 27, from its
+// long-distance matching) and, decoding in one shot, reads any window.
+// Decoding a frame holds one window in memory, and never more than the
+// declared uncompressed size rounded up to a power of two.
+const MaxWindowSize = 1 << 28
 
 // minWindowCap lets frames from encoders that did not size their window to
 // the content (streaming zstd uses up to 8 MiB) decode.
@@ -63,14 +63,25 @@ func Decompress(w io.Writer, r io.ReaderAt, size int64, opt ReaderOptions) (Head
 		return h, 0, fmt.Errorf("%w: %d > %d", ErrTooLarge, h.UncompressedSize, limit)
 	}
 	payload := io.NewSectionReader(r, int64(h.HeaderSize), end-int64(h.HeaderSize))
-	out := &boundedWriter{w: w, left: h.UncompressedSize, md5: md5.New()}
-	if err := decode(out, payload, h); err != nil {
+	out := &boundedWriter{w: w, left: h.UncompressedSize}
+	if !opt.SkipHashCheck {
+		out.md5 = newAsyncMD5()
+	}
+	err = decode(out, payload, h)
+	var sum []byte
+	if out.md5 != nil {
+		sum = out.md5.Sum()
+	}
+	if err != nil {
 		return h, 0, err
 	}
 	if out.left != 0 {
 		return h, 0, fmt.Errorf("%w: got %d bytes, header declares %d", ErrSizeMismatch, h.UncompressedSize-out.left, h.UncompressedSize)
 	}
-	if got := hashOf(out.md5.Sum(nil)); !opt.SkipHashCheck && got != h.Hash {
+	if sum == nil {
+		return h, end, nil
+	}
+	if got := hashOf(sum); got != h.Hash {
 		return h, 0, fmt.Errorf("%w: header has %#016x, uncompressed bundle hashes to %#016x", ErrHashMismatch, h.Hash, got)
 	}
 	return h, end, nil
@@ -164,7 +175,7 @@ func decodeZlib(out io.Writer, payload io.Reader) error {
 type boundedWriter struct {
 	w    io.Writer
 	left uint64
-	md5  hash.Hash
+	md5  *asyncMD5
 	err  error
 }
 
@@ -176,7 +187,9 @@ func (b *boundedWriter) Write(p []byte) (int, error) {
 		b.err = fmt.Errorf("%w: output exceeds the declared size", ErrSizeMismatch)
 		return 0, b.err
 	}
-	b.md5.Write(p)
+	if b.md5 != nil {
+		b.md5.Write(p)
+	}
 	n, err := b.w.Write(p)
 	b.left -= uint64(n)
 	if err == nil && n < len(p) {

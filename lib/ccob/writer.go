@@ -1,7 +1,6 @@
 package ccob
 
 import (
-	"crypto/md5"
 	"fmt"
 	"io"
 	"math/bits"
@@ -28,15 +27,20 @@ type WriterOptions struct {
 	// MaxWindowSize; 0 picks the content size rounded up to a power of
 	// two, at most DefaultMaxWindow. A larger window finds repeats further
 	// apart (similar code objects for several targets) at the cost of
-	// about twice its size in memory.
+	// memory: the encoder holds the window's worth of input, or two
+	// windows when the input is larger than one.
 	WindowSize int
 	// Concurrency is how many goroutines the zstd encoder may use; 0
 	// means GOMAXPROCS. The output does not depend on it.
 	Concurrency int
 }
 
-// DefaultMaxWindow bounds the zstd window Compress picks by itself.
-const DefaultMaxWindow = 32 << 20
+// DefaultMaxWindow bounds the zstd window Compress picks by itself. A bundle
+// holds one code object per target, and similar targets (gfx906, gfx908)
+// repeat each other a whole code object apart: LLVM reaches 128 MiB back
+// with long-distance matching, and this encoder matches its ratio when the
+// window spans the input.
+const DefaultMaxWindow = MaxWindowSize
 
 // DefaultWriterOptions returns LLVM 22's defaults: version 3, zstd, level 3.
 func DefaultWriterOptions() WriterOptions {
@@ -93,7 +97,9 @@ func defaultWindow(size int64) int {
 // which must yield exactly uncompressedSize bytes, at w's current offset.
 // It streams: a placeholder header, then the compressed payload while
 // hashing the input, then it seeks back to fill in the header and leaves w
-// positioned after the CCOB. Memory use does not depend on the input size.
+// positioned after the CCOB. Memory use follows the window, not the input:
+// with the default window, about the input size up to 256 MiB, and 512 MiB
+// for larger inputs.
 //
 // The zstd payload is a single frame with the content size and no
 // checksum, like LLVM's; the bytes differ from libzstd's. On error w holds
@@ -135,15 +141,17 @@ func compressPayload(w io.Writer, src io.Reader, size int64, o WriterOptions) ([
 	if err != nil {
 		return nil, err
 	}
-	md := md5.New()
-	if err := copyExact(io.MultiWriter(md, enc), src, size); err != nil {
+	md := newAsyncMD5()
+	err = copyExact(io.MultiWriter(md, enc), src, size)
+	sum := md.Sum()
+	if err != nil {
 		enc.Close()
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
-	return md.Sum(nil), nil
+	return sum, nil
 }
 
 func newEncoder(w io.Writer, size int64, o WriterOptions) (io.WriteCloser, error) {
@@ -154,6 +162,9 @@ func newEncoder(w io.Writer, size int64, o WriterOptions) (io.WriteCloser, error
 		zstd.WithEncoderLevel(zstdSpeed(o.Level)),
 		zstd.WithEncoderCRC(false),
 		zstd.WithWindowSize(o.WindowSize),
+		// History of one window suffices when the input fits in it; else
+		// the encoder keeps two so that it slides less often.
+		zstd.WithLowerEncoderMem(size <= int64(o.WindowSize)),
 		zstd.WithEncoderConcurrency(o.Concurrency),
 		zstd.WithSingleSegment(true), // for inputs encoded in one block, as libzstd does
 		zstd.WithZeroFrames(true))
