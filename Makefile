@@ -3,8 +3,11 @@
 #   make test   runs every test (installs the Debian packages it needs)
 GO ?= go
 BIN := bin
+# Pinned tools, run through the Go module proxy.
+GAZELLE := github.com/bazelbuild/bazel-gazelle/cmd/gazelle@v0.45.0
+BUILDIFIER := github.com/bazelbuild/buildtools/buildifier@v0.0.0-20240918101019-be1c24cc9a44
 
-.PHONY: all build deps demo test vet fmtcheck
+.PHONY: all build deps demo test lint gotest bazeltest bench gazelle
 
 all: build
 
@@ -19,11 +22,23 @@ deps:
 demo: deps build
 	./scripts/demo.sh
 
-vet:
-	$(GO) vet ./...
-
-fmtcheck:
+# gofmt, go vet, buildifier and gazelle (BUILD files must be current).
+lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(BUILDIFIER) -mode=check -lint=warn -r .
+	$(GO) run $(GAZELLE) -repo_root . -go_prefix github.com/rules-offload/rules_offload -mode=diff
 
-test: deps fmtcheck vet
+gazelle:
+	$(GO) run $(GAZELLE) -repo_root . -go_prefix github.com/rules-offload/rules_offload
+
+gotest:
 	$(GO) test -count=1 ./...
+
+bazeltest: build
+	./tests/bazel/run.sh
+
+test: deps lint gotest bazeltest
+
+bench: deps build
+	./tests/bench/run.sh

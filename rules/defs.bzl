@@ -1,0 +1,46 @@
+"""Public API of rules_offload.
+
+Only loads and re-exports: the implementation under private/ may move
+without breaking users. See each symbol's docs for its attributes.
+"""
+
+load("//rules/private:flags.bzl", _offload_targets_flag = "offload_targets_flag")
+load("//rules/private:macros.bzl", _offload_bundle = "offload_bundle", _offload_package = "offload_package")
+load(
+    "//rules/private:providers.bzl",
+    _OffloadBundleInfo = "OffloadBundleInfo",
+    _OffloadClangInfo = "OffloadClangInfo",
+    _OffloadDeviceArchiveInfo = "OffloadDeviceArchiveInfo",
+    _OffloadImageInfo = "OffloadImageInfo",
+    _OffloadPackageInfo = "OffloadPackageInfo",
+    _OffloadTargetsInfo = "OffloadTargetsInfo",
+    _OffloadToolInfo = "OffloadToolInfo",
+)
+load("//rules/private:toolchain.bzl", _offload_clang_toolchain = "offload_clang_toolchain", _offload_toolchain = "offload_toolchain")
+load("//rules/private/rules:device_archive.bzl", _device_archive = "device_archive")
+load("//rules/private/rules:offload_bundle.bzl", _offload_bundle_rule = "offload_bundle_rule")
+load("//rules/private/rules:offload_package.bzl", _offload_package_rule = "offload_package_rule")
+load("//rules/private/rules:offload_wrapper.bzl", _offload_wrapper = "offload_wrapper")
+
+# Rules (offload_bundle and offload_package are macros over the *_rule
+# rules that take images as {target: label}).
+offload_bundle = _offload_bundle
+offload_package = _offload_package
+device_archive = _device_archive
+offload_wrapper = _offload_wrapper
+offload_bundle_rule = _offload_bundle_rule
+offload_package_rule = _offload_package_rule
+
+# Toolchains and settings.
+offload_toolchain = _offload_toolchain
+offload_clang_toolchain = _offload_clang_toolchain
+offload_targets_flag = _offload_targets_flag
+
+# Providers (documented in private/providers.bzl).
+OffloadImageInfo = _OffloadImageInfo
+OffloadBundleInfo = _OffloadBundleInfo
+OffloadPackageInfo = _OffloadPackageInfo
+OffloadDeviceArchiveInfo = _OffloadDeviceArchiveInfo
+OffloadTargetsInfo = _OffloadTargetsInfo
+OffloadClangInfo = _OffloadClangInfo
+OffloadToolInfo = _OffloadToolInfo

@@ -1,0 +1,51 @@
+"""The bundling action: device images (and a host entry) into one bundle."""
+
+load("//rules/private:common.bzl", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE", "SUPPORTS_PATH_MAPPING", "toolchain_kwargs")
+
+def emit_bundle(ctx, tool, file_type, host_bundle_id, host, images, out, align = 0, compress = False):
+    """Runs `offload bundler` once for all targets.
+
+    The command line is clang-offload-bundler's: -targets lists the host
+    entry first, then the device entries in the given order (callers sort
+    them by bundle ID so the bytes do not depend on BUILD file order).
+
+    Args:
+      ctx: the rule context.
+      tool: OffloadToolInfo.
+      file_type: the bundler -type ("o", "bc", "ll", ...).
+      host_bundle_id: the standardized host entry ID.
+      host: File, the host entry's input (an empty file for none).
+      images: list of OffloadImageInfo, in bundle order.
+      out: File to write.
+      align: -bundle-align, or 0 for the bundler's default (1).
+      compress: whether to write a compressed (CCOB) bundle.
+
+    Returns:
+      The output File.
+    """
+    args = ctx.actions.args()
+    args.add("bundler")
+    args.add("-type=" + file_type)
+    args.add_joined(
+        [host_bundle_id] + [i.bundle_id for i in images],
+        join_with = ",",
+        format_joined = "-targets=%s",
+    )
+    args.add(host, format = "-input=%s")
+    args.add_all([i.file for i in images], format_each = "-input=%s")
+    args.add(out, format = "-output=%s")
+    if align:
+        args.add("-bundle-align=%d" % align)
+    if compress:
+        args.add("-compress")
+    ctx.actions.run(
+        executable = tool.files_to_run,
+        arguments = [args],
+        inputs = [host] + [i.file for i in images],
+        outputs = [out],
+        mnemonic = MNEMONICS.bundle,
+        progress_message = "Bundling %d targets into %s (%s)" % (len(images), out.short_path, ctx.label),
+        execution_requirements = SUPPORTS_PATH_MAPPING,
+        **toolchain_kwargs(OFFLOAD_TOOLCHAIN_TYPE)
+    )
+    return out

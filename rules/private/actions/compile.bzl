@@ -1,0 +1,154 @@
+"""Device compile and device link actions: one per (source, target), one per target."""
+
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "LANGUAGE_FLAGS", "MNEMONICS", "SUPPORTS_PATH_MAPPING", "stable_id", "toolchain_kwargs")
+
+def target_flags(target, kind):
+    """The clang flags that select one offload target for a device-only compile.
+
+    Args:
+      target: a struct from targets.resolve_target.
+      kind: "hip", "cuda" or "openmp".
+
+    Returns:
+      list of string.
+    """
+    flags = list(LANGUAGE_FLAGS[kind])
+    if target.processor:
+        flags.append("--offload-arch=" + (target.target_id or target.processor))
+    else:
+        flags.append("-fopenmp-targets=" + target.triple)
+    flags.append("--offload-device-only")
+    if kind == "hip":
+        flags.append("--no-gpu-bundle-output")
+    return flags
+
+def emit_device_compile(
+        ctx,
+        clang,
+        src,
+        target,
+        out,
+        kind,
+        emit_flags,
+        copts = [],
+        defines = [],
+        includes = [],
+        compilation_context = None,
+        hdrs = [],
+        cuid = ""):
+    """Compiles one source for one offload target.
+
+    Args:
+      ctx: the rule context (for actions and label).
+      clang: OffloadClangInfo.
+      src: File, the source.
+      target: struct from targets.resolve_target.
+      out: File to write.
+      kind: "hip", "cuda" or "openmp".
+      emit_flags: what to produce (["-c"], ["-S"], ["-c", "-emit-llvm"], ...).
+      copts: the rule's flags, after the toolchain's.
+      defines: list of "NAME=VALUE" for -D.
+      includes: list of include directories (execroot-relative) for -I.
+      compilation_context: CcInfo.compilation_context of deps, or None.
+      hdrs: list of File, headers the source may include.
+      cuid: the compilation unit ID for HIP/CUDA; derived from the label
+        and source when empty, so it is the same on every machine.
+
+    Returns:
+      The output File.
+    """
+    args = ctx.actions.args()
+    args.add_all(target_flags(target, kind))
+    args.add_all(emit_flags)
+    if kind in ("hip", "cuda"):
+        args.add("-cuid=" + (cuid or stable_id(str(ctx.label) + "|" + src.short_path)))
+
+    # Debug info and __FILE__ must not name the execroot or sandbox.
+    args.add("-fdebug-compilation-dir=.")
+    args.add_all(clang.copts)
+    args.add_all(clang.kind_copts.get(kind, []))
+    if clang.ptxas and kind == "cuda":
+        args.add("--ptxas-path=" + clang.ptxas)
+
+    inputs = [src] + list(hdrs)
+    transitive = [clang.files]
+    mapping = dict(SUPPORTS_PATH_MAPPING)
+    if compilation_context:
+        # Include directories arrive as strings that path mapping cannot
+        # rewrite, so actions with deps run with unmapped paths.
+        mapping = {}
+        args.add_all(compilation_context.defines, format_each = "-D%s")
+        args.add_all(compilation_context.includes, format_each = "-I%s")
+        args.add_all(compilation_context.quote_includes, before_each = "-iquote")
+        args.add_all(compilation_context.system_includes, before_each = "-isystem")
+        transitive.append(compilation_context.headers)
+    args.add_all(defines, format_each = "-D%s")
+    args.add_all(includes, format_each = "-I%s")
+    args.add_all(copts)
+    args.add("-o", out)
+    args.add(src)
+
+    ctx.actions.run(
+        executable = clang.executable or clang.path,
+        arguments = [args],
+        inputs = depset(inputs, transitive = transitive),
+        outputs = [out],
+        mnemonic = MNEMONICS.compile,
+        progress_message = "Compiling %s for %s (%s)" % (src.short_path, target.name, ctx.label),
+        execution_requirements = mapping,
+        **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
+    )
+    return out
+
+def link_flags(target):
+    """clang flags that link one target's device code into a loadable image.
+
+    AMDGPU: a code object (lld -shared for the processor and its features).
+    OpenMP host-CPU devices: an ELF shared object, which the runtime's CPU
+    plugin loads with dlopen.
+    NVIDIA would need nvlink: not supported.
+
+    Args:
+      target: struct from targets.resolve_target.
+
+    Returns:
+      list of string, or None when the target cannot be linked here.
+    """
+    if target.triple.startswith("amdgcn") or target.triple.startswith("spirv"):
+        return ["--target=" + target.triple, "-mcpu=" + target.target_id, "-nostdlib"]
+    if not target.processor:
+        return ["--target=" + target.triple, "-shared"]
+    return None
+
+def emit_device_link(ctx, clang, objects, target, out):
+    """Links one target's device code (several sources) into one image.
+
+    Args:
+      ctx: the rule context.
+      clang: OffloadClangInfo.
+      objects: list of File, one per source, all for target.
+      target: struct from targets.resolve_target.
+      out: File, the code object to write.
+
+    Returns:
+      The output File.
+    """
+    flags = link_flags(target)
+    if flags == None:
+        fail("%s: device linking for %s needs NVIDIA's nvlink, which these rules do not run" % (ctx.label, target.name))
+    args = ctx.actions.args()
+    args.add_all(flags)
+    args.add_all(clang.link_flags)
+    args.add("-o", out)
+    args.add_all(objects)
+    ctx.actions.run(
+        executable = clang.executable or clang.path,
+        arguments = [args],
+        inputs = depset(objects, transitive = [clang.files]),
+        outputs = [out],
+        mnemonic = MNEMONICS.device_link,
+        progress_message = "Linking device code for %s (%s)" % (target.name, ctx.label),
+        execution_requirements = SUPPORTS_PATH_MAPPING,
+        **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
+    )
+    return out

@@ -1,0 +1,243 @@
+"""Turning sources and prebuilt files into device images, shared by the rules."""
+
+load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+load("//rules/private/actions:compile.bzl", "emit_device_compile", "emit_device_link")
+load(":common.bzl", "IMAGE_TYPES")
+load(":providers.bzl", "OffloadImageInfo", "OffloadTargetsInfo")
+load(":targets.bzl", "resolve_target", "resolve_targets", "target_dir")
+
+def target_specs(ctx):
+    """The rule's targets attribute, else the --@rules_offload//rules:targets flag.
+
+    Args:
+      ctx: a rule context with targets and _targets_flag attributes.
+
+    Returns:
+      list of string, never empty (fails instead).
+    """
+    specs = ctx.attr.targets
+    if not specs:
+        specs = ctx.attr._targets_flag[OffloadTargetsInfo].targets
+    if not specs:
+        fail("%s: no offload targets: set targets, or --@rules_offload//rules:targets=gfx906,..." % ctx.label)
+    return specs
+
+def resolve_or_fail(ctx, specs, kind, code_object):
+    """targets.resolve_targets, failing with the rule's label on error.
+
+    Args:
+      ctx: the rule context.
+      specs: list of string, the targets as written.
+      kind: "hip", "cuda" or "openmp".
+      code_object: whether HIP images are linked code objects.
+
+    Returns:
+      list of resolved target structs, sorted by bundle ID.
+    """
+    targets, err = resolve_targets(specs, kind, code_object)
+    if err:
+        fail("%s: %s" % (ctx.label, err))
+    return targets
+
+def compile_plan(ctx, clang, kind, file_type, target):
+    """How to compile for one target: clang flags, image kind, extension.
+
+    CUDA objects are cubins, which need ptxas: without one on the clang
+    toolchain, a cubin target fails here rather than at execution. PTX
+    targets (compute_XX, or type "s") need none.
+
+    Args:
+      ctx: the rule context (for errors).
+      clang: OffloadClangInfo.
+      kind: "hip", "cuda" or "openmp".
+      file_type: a key of IMAGE_TYPES.
+      target: struct from targets.resolve_target.
+
+    Returns:
+      struct(flags, image_kind, ext).
+    """
+    t = IMAGE_TYPES[file_type]
+    flags, image_kind, ext = t.flags, t.image_kind, t.ext
+    if target.triple.startswith("nvptx"):
+        if file_type == "s" or (file_type == "o" and target.ptx):
+            return struct(flags = ["-S"], image_kind = "ptx", ext = ".s")
+        if file_type == "o":
+            if not clang.ptxas:
+                fail(("%s: target %r asks for a CUDA cubin (SASS), which needs ptxas, and the clang " +
+                      "toolchain declares none (offload_clang_toolchain(ptxas = ...)). Use compute_%s " +
+                      "(or type = \"s\") for PTX, which clang makes by itself.") % (
+                    ctx.label,
+                    target.name,
+                    target.processor[len("sm_"):],
+                ))
+            return struct(flags = ["-c"], image_kind = "cubin", ext = ".cubin")
+    if kind == "openmp" and file_type == "o" and target.processor:
+        # The OpenMP device compile of a GPU target is LTO bitcode.
+        return struct(flags = flags, image_kind = "bitcode", ext = ".bc")
+    return struct(flags = flags, image_kind = image_kind, ext = ext)
+
+def _stem(src):
+    base = src.basename
+    dot = base.rfind(".")
+    return base[:dot] if dot > 0 else base
+
+def _stems(srcs):
+    """Per-source output stems, with an index where basenames collide."""
+    counts = {}
+    for s in srcs:
+        counts[_stem(s)] = counts.get(_stem(s), 0) + 1
+    out = []
+    for i, s in enumerate(srcs):
+        st = _stem(s)
+        out.append(st if counts[st] == 1 else "%d/%s" % (i, st))
+    return out
+
+def _image(file, target, image_kind, kind, producer):
+    return OffloadImageInfo(
+        file = file,
+        target = target.name,
+        target_id = target.target_id,
+        processor = target.processor,
+        triple = target.triple,
+        bundle_id = target.bundle_id,
+        image_kind = image_kind,
+        offload_kind = kind,
+        producer = producer,
+    )
+
+def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwargs):
+    """Declares the compile (and link) actions for every source and target.
+
+    Args:
+      ctx: the rule context.
+      clang: OffloadClangInfo.
+      kind: "hip", "cuda" or "openmp".
+      file_type: a key of IMAGE_TYPES.
+      targets: resolved targets (targets.resolve_targets).
+      srcs: list of File.
+      link: "auto": several sources make one image per target (HIP,
+        -fgpu-rdc and a device link), one source is its own image; "always":
+        every target's code is device-linked into a loadable image (OpenMP
+        host-CPU shared objects); "never": each (source, target) is an image.
+      compile_kwargs: dict of extra emit_device_compile arguments.
+
+    Returns:
+      list of OffloadImageInfo, by target then source.
+    """
+    images = []
+    stems = _stems(srcs)
+    prefix = "_offload/%s/" % ctx.label.name
+    for t in targets:
+        plan = compile_plan(ctx, clang, kind, file_type, t)
+        if link == "always" or (link == "auto" and len(srcs) > 1):
+            if file_type != "o":
+                fail("%s: device linking makes loadable images; it needs type \"o\", not %r" % (ctx.label, file_type))
+            if kind == "hip":
+                rdc, ext = ["-fgpu-rdc"], ".rdc.bc"
+            elif not t.processor:
+                rdc, ext = ["-fPIC"], ".pic.o"
+            else:
+                rdc, ext = [], ".bc"
+            objs = []
+            for src, stem in zip(srcs, stems):
+                obj = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, ext))
+                emit_device_compile(ctx, clang, src, t, obj, kind, plan.flags + rdc, **compile_kwargs)
+                objs.append(obj)
+            suffix = ".so" if not t.processor else ".o"
+            out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, ctx.label.name, suffix))
+            emit_device_link(ctx, clang, objs, t, out)
+            images.append(_image(out, t, "object", kind, "link"))
+            continue
+        for src, stem in zip(srcs, stems):
+            out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, plan.ext))
+            emit_device_compile(ctx, clang, src, t, out, kind, plan.flags, **compile_kwargs)
+            images.append(_image(out, t, plan.image_kind, kind, "compile"))
+    return images
+
+_EXT_KINDS = {
+    "o": "object",
+    "hsaco": "object",
+    "co": "object",
+    "so": "object",
+    "bc": "bitcode",
+    "ll": "llvm-ir",
+    "ptx": "ptx",
+    "cubin": "cubin",
+    "s": "assembly",
+}
+
+def prebuilt_images(ctx, kind, code_object, images_attr):
+    """OffloadImageInfo for the images attribute ({label: target}).
+
+    Args:
+      ctx: the rule context.
+      kind: "hip", "cuda" or "openmp".
+      code_object: whether HIP images are linked code objects.
+      images_attr: the images attribute's dict (Target -> target string).
+
+    Returns:
+      (list of OffloadImageInfo, list of resolved targets), sorted by target.
+    """
+    out = []
+    targets = []
+    for tgt, spec in images_attr.items():
+        files = tgt.files.to_list()
+        if len(files) != 1:
+            fail("%s: images: %s must be exactly one file, has %d" % (ctx.label, tgt.label, len(files)))
+        t, err = resolve_target(spec, kind, code_object)
+        if err:
+            fail("%s: images: %s" % (ctx.label, err))
+        ext = files[0].extension
+        image_kind = _EXT_KINDS.get(ext, "object")
+        if t.triple.startswith("nvptx") and ext == "s":
+            image_kind = "ptx"
+        out.append(_image(files[0], t, image_kind, kind, "prebuilt"))
+        targets.append(t)
+    return out, targets
+
+def output_groups(images):
+    """OutputGroupInfo fields: all images, per image kind and per target.
+
+    Args:
+      images: list of OffloadImageInfo.
+
+    Returns:
+      dict of group name to depset: device_images, one per image kind
+      ("object", "ptx", ...) and one per target ("target_gfx90a_xnack+").
+    """
+    groups = {"device_images": []}
+    for i in images:
+        groups["device_images"].append(i.file)
+        groups.setdefault(i.image_kind.replace("-", "_"), []).append(i.file)
+        groups.setdefault("target_" + target_dir(i.target), []).append(i.file)
+    return {k: depset(v) for k, v in groups.items()}
+
+def compile_kwargs(ctx):
+    """emit_device_compile arguments from the common attributes.
+
+    Args:
+      ctx: a rule context with the attributes of attrs.compile_attrs.
+
+    Returns:
+      dict of keyword arguments.
+    """
+    cc = None
+    if ctx.attr.deps:
+        cc = cc_common.merge_cc_infos(cc_infos = [d[CcInfo] for d in ctx.attr.deps]).compilation_context
+    root = ctx.label.workspace_root
+    pkg = ctx.label.package
+    includes = []
+    for inc in ctx.attr.includes:
+        parts = [p for p in [root, pkg, inc] if p and p != "."]
+        includes.append("/".join(parts) or ".")
+    if ctx.attr.cuid and len(ctx.files.srcs) > 1:
+        fail("%s: cuid names one compilation unit; there are %d sources" % (ctx.label, len(ctx.files.srcs)))
+    return dict(
+        cuid = ctx.attr.cuid,
+        copts = ctx.attr.copts,
+        defines = ctx.attr.defines,
+        includes = includes,
+        compilation_context = cc,
+        hdrs = ctx.files.hdrs,
+    )

@@ -1,0 +1,106 @@
+"""Providers of rules_offload.
+
+Every provider holds only immutable data (Files, strings, lists of other
+providers), so it can go into depsets and be read by any rule.
+"""
+
+OffloadImageInfo = provider(
+    doc = """One device image: the code compiled (or given) for one target.
+
+Rules do not return this provider on its own; they return lists of it in
+OffloadBundleInfo.images and OffloadPackageInfo.images, one per target.""",
+    fields = {
+        "file": "File: the device image.",
+        "target": "string: the canonical target name, as OutputGroupInfo and output paths use it: " +
+                  "\"gfx90a:xnack+\", \"sm_90\", \"compute_90\" or, for an OpenMP host-CPU device, a triple.",
+        "target_id": "string: the target ID of the bundle entry (processor and sorted features, " +
+                     "\"gfx906:sramecc-:xnack+\"); \"\" for a host-CPU triple.",
+        "processor": "string: the processor (\"gfx90a\", \"sm_90\"); \"\" for a host-CPU triple.",
+        "triple": "string: the device triple clang compiled for, e.g. \"amdgcn-amd-amdhsa\".",
+        "bundle_id": "string: the standardized bundle entry ID (\"hipv4-amdgcn-amd-amdhsa--gfx906\"); " +
+                     "\"\" for CUDA, which the bundler does not carry.",
+        "image_kind": "string: what the file holds: \"object\" (an AMDGPU code object or ELF object), " +
+                      "\"bitcode\", \"llvm-ir\", \"ptx\", \"cubin\", \"assembly\" or \"preprocessed\".",
+        "offload_kind": "string: \"hip\", \"cuda\" or \"openmp\".",
+        "producer": "string: \"compile\" (one source compiled for the target), \"link\" (several " +
+                    "sources compiled and device-linked) or \"prebuilt\" (from the images attribute).",
+    },
+)
+
+OffloadBundleInfo = provider(
+    doc = """A clang-offload-bundler bundle made by offload_bundle.
+
+The container depends on type and host: a binary bundle (a HIP fat binary
+when type is "o" and there is no host object), an object file with
+__CLANG_OFFLOAD_BUNDLE__ sections (type "o" with a host object), or a text
+bundle (types "ll", "s", "i", ...). compressed bundles are CCOB-wrapped.""",
+    fields = {
+        "bundle": "File: the bundle.",
+        "type": "string: the bundler -type (\"o\", \"bc\", \"ll\", \"s\", \"i\", ...).",
+        "offload_kind": "string: \"hip\" or \"openmp\".",
+        "host_bundle_id": "string: the standardized ID of the host entry (\"host-x86_64-unknown-linux-gnu-\").",
+        "host": "File or None: the host entry's input; None when the entry is empty.",
+        "images": "list of OffloadImageInfo: the device entries, in bundle order (sorted by bundle ID).",
+        "align": "int: the -bundle-align used.",
+        "compressed": "bool: whether the bundle is compressed (CCOB).",
+    },
+)
+
+OffloadPackageInfo = provider(
+    doc = """An OffloadBinary (llvm-offload-binary, magic 0x10FF10AD) made by offload_package.
+
+This is the new offload driver's container: one image per (source, target),
+each with its triple, arch and offload kind.""",
+    fields = {
+        "package": "File: the OffloadBinary file (concatenated version-1 binaries, one per image).",
+        "offload_kind": "string: \"hip\", \"cuda\" or \"openmp\".",
+        "images": "list of OffloadImageInfo: the packaged images, in package order.",
+        "embedded": "File or None: the host object with the package in .llvm.offloading, when embed was requested.",
+    },
+)
+
+OffloadDeviceArchiveInfo = provider(
+    doc = """A heterogeneous device archive and its per-target device archives (device_archive).
+
+The archive is an ordinary static library whose members are bundled
+objects; unbundling it per target gives the device archives a device
+linker consumes (what clang-offload-bundler -type=a -unbundle makes).""",
+    fields = {
+        "archive": "File: the heterogeneous archive (members carry bundles).",
+        "bundle_ids": "list of string: the standardized bundle entry IDs extracted, sorted.",
+        "per_target": "dict of string to File: target name -> device archive for that target.",
+    },
+)
+
+OffloadTargetsInfo = provider(
+    doc = "The value of the targets build setting (--@rules_offload//rules:targets=gfx906,sm_90).",
+    fields = {
+        "targets": "list of string: targets as written on the command line.",
+    },
+)
+
+OffloadClangInfo = provider(
+    doc = """A device compiler: clang, by label or by absolute path.
+
+Returned by offload_clang_toolchain, both directly (for a rule's compiler
+attribute) and inside ToolchainInfo.clang.""",
+    fields = {
+        "executable": "File or None: clang, when given as a label (hermetic).",
+        "path": "string: clang's absolute path when given as a path (the machine's clang), else \"\".",
+        "files": "depset of File: everything clang needs as action inputs (executable and data).",
+        "version": "string: informational version (\"22\").",
+        "copts": "list of string: flags for every device compile.",
+        "kind_copts": "dict of string to list of string: extra flags per offload kind (hip, cuda, openmp).",
+        "link_flags": "list of string: flags for device links.",
+        "ptxas": "string: how to make CUDA cubins: \"\" (cannot: cubin targets fail at analysis), " +
+                 "or a ptxas path passed as --ptxas-path.",
+    },
+)
+
+OffloadToolInfo = provider(
+    doc = "The offload tool, as the offload toolchain carries it (ToolchainInfo.offload).",
+    fields = {
+        "executable": "File: the offload binary.",
+        "files_to_run": "FilesToRunProvider: the binary with its runfiles, for ctx.actions.run.",
+    },
+)

@@ -1,0 +1,131 @@
+"""offload_bundle: per-target device compiles bundled by `offload bundler`."""
+
+load("//rules/private:attrs.bzl", "compile_attrs")
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "OFFLOAD_TOOLCHAIN_TYPE")
+load("//rules/private:images.bzl", "compile_images", "compile_kwargs", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
+load("//rules/private:providers.bzl", "OffloadBundleInfo")
+load("//rules/private:targets.bzl", "conflicting_targets", "entry_id_error", "parse_entry_id")
+load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
+load("//rules/private:triple.bzl", "normalize_triple")
+load("//rules/private/actions:bundle.bzl", "emit_bundle")
+
+# Text bundle types hold one source per target; so do bitcode bundles.
+_ONE_SOURCE_TYPES = ["bc", "ll", "s", "i", "ii", "cui", "hipi"]
+
+def _host_bundle_id(ctx, triple):
+    e, err = parse_entry_id("host-" + normalize_triple(triple.split("-"), 4) + "-")
+    if err or entry_id_error(e):
+        fail("%s: host_triple %r is not a valid triple: %s" % (ctx.label, triple, err or entry_id_error(e)))
+    return e.id
+
+def _bundle_id(image):
+    return image.bundle_id
+
+def _offload_bundle_impl(ctx):
+    kind = ctx.attr.kind
+    if kind == "cuda":
+        fail("%s: clang-offload-bundler has no \"cuda\" offload kind; use offload_package for CUDA" % ctx.label)
+    file_type = ctx.attr.type
+    code_object = kind == "hip" and file_type == "o"
+    srcs = ctx.files.srcs
+    if not srcs and not ctx.attr.images:
+        fail("%s: give srcs to compile, or prebuilt images" % ctx.label)
+    if len(srcs) > 1 and (file_type in _ONE_SOURCE_TYPES or kind != "hip"):
+        fail("%s: a %s bundle of type %r holds one source per target; got %d sources" % (ctx.label, kind, file_type, len(srcs)))
+
+    images = []
+    targets = []
+    if srcs:
+        targets = resolve_or_fail(ctx, target_specs(ctx), kind, code_object)
+        images = compile_images(
+            ctx,
+            find_clang(ctx),
+            kind,
+            file_type,
+            targets,
+            srcs,
+            link = "auto" if kind == "hip" else "never",
+            compile_kwargs = compile_kwargs(ctx),
+        )
+    prebuilt, prebuilt_targets = prebuilt_images(ctx, kind, code_object, ctx.attr.images)
+    seen = {t.bundle_id: True for t in targets}
+    for t in prebuilt_targets:
+        if t.bundle_id in seen:
+            fail("%s: target %r is both compiled from srcs and given in images" % (ctx.label, t.name))
+        seen[t.bundle_id] = True
+    err = conflicting_targets(targets + prebuilt_targets)
+    if err:
+        fail("%s: %s" % (ctx.label, err))
+    images = sorted(images + prebuilt, key = _bundle_id)
+
+    host = ctx.file.host
+    if not host:
+        host = ctx.actions.declare_file("_offload/%s/host.empty" % ctx.label.name)
+        ctx.actions.write(host, "")
+    align = ctx.attr.align
+    if align < 0:
+        align = 4096 if code_object else 0
+    out = ctx.actions.declare_file(ctx.attr.out or (ctx.label.name + _extension(kind, file_type, ctx.file.host)))
+    host_id = _host_bundle_id(ctx, ctx.attr.host_triple)
+    emit_bundle(ctx, find_offload_tool(ctx), file_type, host_id, host, images, out, align, ctx.attr.compress)
+    return [
+        DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out])),
+        OffloadBundleInfo(
+            bundle = out,
+            type = file_type,
+            offload_kind = kind,
+            host_bundle_id = host_id,
+            host = ctx.file.host,
+            images = images,
+            align = align,
+            compressed = ctx.attr.compress,
+        ),
+        OutputGroupInfo(**output_groups(images)),
+    ]
+
+def _extension(kind, file_type, host):
+    if file_type == "o":
+        if host:
+            return ".o"
+        return ".hipfb" if kind == "hip" else ".bundle"
+    return "." + file_type
+
+_ATTRS = compile_attrs("o")
+_ATTRS.update({
+    "images": attr.label_keyed_string_dict(
+        doc = "Prebuilt device images to bundle instead of compiling: {label: target}. " +
+              "(The offload_bundle macro takes {target: label}.)",
+        allow_files = True,
+    ),
+    "host": attr.label(
+        doc = "The host entry's input: a host object makes an object with bundle sections " +
+              "(type \"o\"). Without it the host entry is empty, as in clang's HIP fat binaries.",
+        allow_single_file = True,
+    ),
+    "host_triple": attr.string(
+        doc = "The host entry's triple.",
+        default = DEFAULT_HOST_TRIPLE,
+    ),
+    "align": attr.int(
+        doc = "-bundle-align for binary bundles. -1: 4096 for HIP code objects (clang's choice), else 1.",
+        default = -1,
+    ),
+    "compress": attr.bool(
+        doc = "Write a compressed bundle (CCOB, zstd), as clang --offload-compress does.",
+    ),
+    "out": attr.string(
+        doc = "Output file name; default <name>.hipfb (HIP fat binary), <name>.o (with host), " +
+              "<name>.bundle or <name>.<type>.",
+    ),
+})
+
+offload_bundle_rule = rule(
+    implementation = _offload_bundle_impl,
+    doc = """Compiles device code for every target and bundles it with `offload bundler`.
+
+One OffloadCompile action per (source, target) — plus one OffloadDeviceLink
+per target when several HIP sources make one code object — and one cheap
+OffloadBundle action. Adding a target re-runs only that target's compiles.""",
+    attrs = _ATTRS,
+    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)],
+)

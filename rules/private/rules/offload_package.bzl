@@ -1,0 +1,81 @@
+"""offload_package: per-target device compiles packaged as an OffloadBinary."""
+
+load("//rules/private:attrs.bzl", "compile_attrs")
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
+load("//rules/private:images.bzl", "compile_images", "compile_kwargs", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
+load("//rules/private:providers.bzl", "OffloadPackageInfo")
+load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
+load("//rules/private/actions:package.bzl", "emit_embed", "emit_package")
+
+def _offload_package_impl(ctx):
+    kind = ctx.attr.kind
+    file_type = ctx.attr.type
+    code_object = kind == "hip" and file_type == "o"
+    srcs = ctx.files.srcs
+    if not srcs and not ctx.attr.images:
+        fail("%s: give srcs to compile, or prebuilt images" % ctx.label)
+    images = []
+    if srcs:
+        targets = resolve_or_fail(ctx, target_specs(ctx), kind, code_object)
+        images = compile_images(
+            ctx,
+            find_clang(ctx),
+            kind,
+            file_type,
+            targets,
+            srcs,
+            link = "always" if ctx.attr.link else "never",
+            compile_kwargs = compile_kwargs(ctx),
+        )
+    prebuilt, _ = prebuilt_images(ctx, kind, code_object, ctx.attr.images)
+    images = images + prebuilt
+
+    tool = find_offload_tool(ctx)
+    out = ctx.actions.declare_file(ctx.attr.out or ctx.label.name + ".offloadbin")
+    emit_package(ctx, tool, images, out)
+    files = [out]
+    embedded = None
+    if ctx.file.embed_into:
+        embedded = ctx.actions.declare_file(ctx.label.name + ".embedded.o")
+        emit_embed(ctx, tool, ctx.file.embed_into, out, embedded)
+        files.append(embedded)
+    return [
+        DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files)),
+        OffloadPackageInfo(package = out, offload_kind = kind, images = images, embedded = embedded),
+        OutputGroupInfo(
+            package = depset([out]),
+            embedded = depset([embedded] if embedded else []),
+            **output_groups(images)
+        ),
+    ]
+
+_ATTRS = compile_attrs("o")
+_ATTRS.update({
+    "images": attr.label_keyed_string_dict(
+        doc = "Prebuilt device images to package: {label: target}. (The macro takes {target: label}.)",
+        allow_files = True,
+    ),
+    "embed_into": attr.label(
+        doc = "A host object to copy with the package added as a .llvm.offloading section " +
+              "(`offload embed`), as clang -fembed-offload-object does.",
+        allow_single_file = [".o"],
+    ),
+    "out": attr.string(doc = "Output file name; default <name>.offloadbin."),
+    "link": attr.bool(
+        doc = "Device-link each target's code into one loadable image (an AMDGPU code object, " +
+              "or an ELF shared object for an OpenMP host-CPU device), as clang-linker-wrapper " +
+              "does at link time; runtimes that load images directly need this. Default: one " +
+              "unlinked image per (source, target), as the new offload driver packages them.",
+    ),
+})
+
+offload_package_rule = rule(
+    implementation = _offload_package_impl,
+    doc = """Compiles device code for every target and packages it as an OffloadBinary.
+
+One OffloadCompile action per (source, target), each an image with its
+triple, arch and offload kind, and one OffloadPackage action (the new offload
+driver's container, read by clang-linker-wrapper and llvm-objdump --offloading).""",
+    attrs = _ATTRS,
+    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)],
+)

@@ -1,0 +1,383 @@
+"""Offload targets: target IDs, bundle entry IDs and what rules accept.
+
+Pure functions of their arguments. Parsers return (value, error) with error
+"" on success, so rules can fail() with context and tests can check both
+sides. The rules follow clang-offload-bundler 22.1.8 and clang's TargetID.cpp,
+as lib/targetid does; tests/starlark checks that the two agree.
+"""
+
+load(":processors.bzl", "AMDGCN_GPUS", "OFFLOAD_ARCHS", "R600_GPUS")
+load(":triple.bzl", "normalize_triple", "parse_arch", "parse_os")
+
+# Every OffloadArch name, sorted: what error messages list.
+KNOWN_PROCESSORS = sorted(OFFLOAD_ARCHS)
+
+_OFFLOAD_ARCH_SET = {a: True for a in OFFLOAD_ARCHS}
+
+# Offload kinds a bundle entry ID may carry.
+BUNDLE_KINDS = ["host", "openmp", "hip", "hipv4"]
+
+# Offload kinds the rules compile for.
+OFFLOAD_KINDS = ["hip", "cuda", "openmp"]
+
+# Device triples clang uses for each processor family.
+_AMDGCN_TRIPLE = "amdgcn-amd-amdhsa"
+_SPIRV_TRIPLE = "spirv64-amd-amdhsa"
+_NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
+
+def split_target_id(id):
+    """Splits "proc:feat+:feat-" without validating names (TargetID.cpp).
+
+    Args:
+      id: the target ID.
+
+    Returns:
+      (processor, features, error): features is a list of (name, on) in the
+      given order. An empty id gives ("", [], "").
+    """
+    if id == "":
+        return "", [], ""
+    proc, _, rest = id.partition(":")
+    if proc == "":
+        return "", [], "malformed target ID %r: empty processor" % id
+    feats = []
+
+    # As LLVM, a trailing ':' ends the list ("gfx906:" is "gfx906").
+    for _ in range(len(rest)):
+        if rest == "":
+            break
+        item, _, rest = rest.partition(":")
+        if item == "" or item[-1] not in ("+", "-"):
+            return proc, feats, "malformed target ID %r: feature %r needs a + or - sign" % (id, item)
+        name = item[:-1]
+        for f in feats:
+            if f[0] == name:
+                return proc, feats, "malformed target ID %r: feature %r given more than once" % (id, name)
+        feats.append((name, item[-1] == "+"))
+    return proc, feats, ""
+
+def _feature_name(f):
+    return f[0]
+
+def _target_key(t):
+    return (t.bundle_id, t.name)
+
+def _feature_string(f):
+    return f[0] + ("+" if f[1] else "-")
+
+def canonical_target_id(processor, features):
+    """clang::getCanonicalTargetID: features sorted by name.
+
+    Args:
+      processor: the processor.
+      features: list of (name, on).
+
+    Returns:
+      "gfx906:sramecc-:xnack+".
+    """
+    s = processor
+    for f in sorted(features, key = _feature_name):
+        s += ":" + _feature_string(f)
+    return s
+
+def parse_target_id(triple, id):
+    """clang::parseTargetID for a triple (or just its arch).
+
+    For AMDGPU the processor must be in TargetParser's table and is
+    canonicalized ("tahiti" -> "gfx600"), and only the features that
+    processor has (xnack, sramecc) are accepted. Other triples take the
+    processor as is and accept no feature.
+
+    Args:
+      triple: a triple or its arch ("amdgcn-amd-amdhsa", "nvptx64").
+      id: the target ID.
+
+    Returns:
+      (struct(processor, features, canonical), error).
+    """
+    arch = parse_arch(triple.partition("-")[0])
+    proc, feats, err = split_target_id(id)
+    if err:
+        return None, err
+    if proc == "":
+        return None, "malformed target ID %r: empty processor" % id
+    canon = proc
+    supported = []
+    if arch == "amdgcn":
+        if proc not in AMDGCN_GPUS:
+            return None, "unknown processor %r in target ID %r" % (proc, id)
+        canon, supported = AMDGCN_GPUS[proc]
+    elif arch == "r600":
+        if proc not in R600_GPUS:
+            return None, "unknown processor %r in target ID %r" % (proc, id)
+        canon = R600_GPUS[proc]
+    for f in feats:
+        if f[0] not in supported:
+            return None, "feature %r is not supported by %s (target ID %r; supported: %s)" % (
+                f[0],
+                canon,
+                id,
+                ", ".join(supported) or "none",
+            )
+    return struct(
+        processor = canon,
+        features = feats,
+        canonical = canonical_target_id(canon, feats),
+    ), ""
+
+def parse_entry_id(s):
+    """Parses and standardizes a bundle entry ID as the bundler does.
+
+    "<kind>-<arch>-<vendor>-<os>-<env>[-<target id>]": the sixth field keeps
+    any further dashes. The triple is normalized (amdhsa drops the
+    environment); a target ID whose processor is not an OffloadArch name is
+    dropped, as the bundler does. Kind and triple validity are reported in
+    kind_valid and triple_valid, not as errors.
+
+    Args:
+      s: the bundle entry ID.
+
+    Returns:
+      (struct, error); struct.id is the standardized ID.
+    """
+    f = s.split("-", 5)
+    if len(f) < 5:
+        return None, ("Targets need to follow the format '<offload kind>-<target triple>', " +
+                      "where '<target triple>' follows the format " +
+                      "'<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target features]]'.")
+    names = f[1:5]
+    raw_tid = f[5] if len(f) == 6 else ""
+    tid = raw_tid if raw_tid.partition(":")[0] in _OFFLOAD_ARCH_SET else ""
+    if parse_os(names[2]) == "amdhsa":
+        comps = normalize_triple(names, 3).split("-") + [""]
+    else:
+        comps = normalize_triple(names, 4).split("-")
+    return struct(
+        raw = s,
+        kind = f[0],
+        arch = comps[0],
+        vendor = comps[1],
+        os = comps[2],
+        env = comps[3],
+        target_id = tid,
+        raw_target_id = raw_tid,
+        triple_string = "-".join(names),
+        kind_valid = f[0] in BUNDLE_KINDS,
+        triple_valid = parse_arch(names[0]) != "",
+        id = "-".join([f[0]] + comps + [tid]),
+    ), ""
+
+def entry_id_error(e):
+    """The bundler's "invalid target" message for a parsed entry ID.
+
+    Args:
+      e: struct from parse_entry_id.
+
+    Returns:
+      the message, or "" when kind and triple are valid.
+    """
+    if e.kind_valid and e.triple_valid:
+        return ""
+    msg = "invalid target '%s'" % e.raw
+    if not e.kind_valid:
+        msg += ", unknown offloading kind '%s'" % e.kind
+    if not e.triple_valid:
+        msg += ", unknown target triple '%s'" % e.triple_string
+    return msg
+
+def _edit_distance(a, b):
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+        prev = cur
+    return prev[len(b)]
+
+def _unknown_processor(spec, proc):
+    best = ""
+    best_d = 3
+    for k in KNOWN_PROCESSORS:
+        d = _edit_distance(proc.lower(), k)
+        if d < best_d:
+            best, best_d = k, d
+    hint = " (did you mean %r?)" % best if best else ""
+    return "unknown processor %r in target %r%s; known processors: %s" % (
+        proc,
+        spec,
+        hint,
+        ", ".join(KNOWN_PROCESSORS),
+    )
+
+def target_dir(name):
+    """A file-name-safe form of a target name: ':' becomes '_'."""
+    return name.replace(":", "_")
+
+def _target(spec, name, kind, processor, target_id, features, triple, bundle_kind, ptx):
+    bundle_id = ""
+    if bundle_kind:
+        e, _ = parse_entry_id("%s-%s-%s" % (bundle_kind, triple if triple.count("-") == 3 else triple + "-", target_id))
+        bundle_id = e.id
+    return struct(
+        spec = spec,
+        name = name,
+        dir = target_dir(name),
+        offload_kind = kind,
+        processor = processor,
+        target_id = target_id,
+        features = [_feature_string(f) for f in sorted(features, key = _feature_name)],
+        triple = triple,
+        bundle_kind = bundle_kind,
+        bundle_id = bundle_id,
+        ptx = ptx,
+    )
+
+def _bundle_kind(kind, code_object):
+    if kind == "hip":
+        return "hipv4" if code_object else "hip"
+    if kind == "openmp":
+        return "openmp"
+    return ""
+
+def _resolve_entry_id(spec, kind):
+    e, err = parse_entry_id(spec)
+    if err:
+        return None, "target %r: %s" % (spec, err)
+    err = entry_id_error(e)
+    if err:
+        return None, err
+    if e.kind == "host":
+        return None, "target %r: host entries are added by the rule (see the host attribute), not listed in targets" % spec
+    if (e.kind in ("hip", "hipv4")) != (kind == "hip") or (e.kind == "openmp") != (kind == "openmp"):
+        return None, "target %r: offload kind %r does not match the rule's kind %r" % (spec, e.kind, kind)
+    if e.raw_target_id and not e.target_id:
+        proc = e.raw_target_id.partition(":")[0]
+        return None, _unknown_processor(spec, proc)
+    triple = "-".join([e.arch, e.vendor, e.os] + ([e.env] if e.env else []))
+    if not e.target_id:
+        return _target(spec, triple, kind, "", "", [], triple, e.kind, False), ""
+    tid, err = parse_target_id(e.arch, e.target_id)
+    if err:
+        return None, "target %r: %s" % (spec, err)
+    return _target(spec, tid.canonical, kind, tid.processor, tid.canonical, tid.features, triple, e.kind, False), ""
+
+def resolve_target(spec, kind, code_object = True):
+    """Resolves one entry of a rule's targets attribute.
+
+    Accepted forms:
+      * a target ID: "gfx906", "gfx90a:xnack+", "gfx11-generic", "sm_90a",
+        "amdgcnspirv" (processor checked against LLVM 22's OffloadArch table,
+        features against TargetParser; features sorted by name);
+      * "compute_90": PTX for the virtual architecture (kind "cuda");
+      * a triple such as "x86_64-pc-linux-gnu": an OpenMP host-CPU device;
+      * a full bundle entry ID, "hipv4-amdgcn-amd-amdhsa--gfx906".
+
+    Args:
+      spec: the string as written.
+      kind: "hip", "cuda" or "openmp".
+      code_object: for HIP, whether the image is a linked code object
+        (entry kind "hipv4", as clang's fat binaries) or not ("hip").
+
+    Returns:
+      (struct, error). The struct's fields are documented on
+      OffloadImageInfo (name, offload_kind, processor, target_id, features,
+      triple, bundle_id, ...).
+    """
+    if kind not in OFFLOAD_KINDS:
+        return None, "offload kind %r is not one of %s" % (kind, ", ".join(OFFLOAD_KINDS))
+    if spec.count("-") >= 4:
+        return _resolve_entry_id(spec, kind)
+    proc = spec.partition(":")[0]
+    if proc.startswith("compute_"):
+        sm = "sm_" + proc[len("compute_"):]
+        if sm not in _OFFLOAD_ARCH_SET:
+            return None, _unknown_processor(spec, proc)
+        if spec != proc:
+            return None, "target %r: NVIDIA targets take no features" % spec
+        if kind != "cuda":
+            return None, "target %r: PTX-only targets need kind \"cuda\"" % spec
+        return _target(spec, spec, kind, sm, sm, [], _NVPTX_TRIPLE, "", True), ""
+    if proc in AMDGCN_GPUS:
+        # clang's HIP driver takes TargetParser names ("tahiti" is gfx600).
+        if kind == "cuda":
+            return None, "target %r: AMD processors need kind \"hip\" or \"openmp\"" % spec
+        tid, err = parse_target_id(_AMDGCN_TRIPLE, spec)
+        if err:
+            return None, "target %r: %s" % (spec, err)
+        return _target(spec, tid.canonical, kind, tid.processor, tid.canonical, tid.features, _AMDGCN_TRIPLE, _bundle_kind(kind, code_object), False), ""
+    if proc in _OFFLOAD_ARCH_SET:
+        if spec != proc:
+            return None, "target %r: only AMD processors take features (xnack, sramecc)" % spec
+        if proc == "amdgcnspirv":
+            if kind != "hip":
+                return None, "target %r: amdgcnspirv needs kind \"hip\"" % spec
+            return _target(spec, spec, kind, proc, proc, [], _SPIRV_TRIPLE, _bundle_kind(kind, code_object), False), ""
+        if proc.startswith("sm_"):
+            if kind == "hip":
+                return None, "target %r: NVIDIA processors need kind \"cuda\" or \"openmp\"" % spec
+            return _target(spec, spec, kind, proc, proc, [], _NVPTX_TRIPLE, _bundle_kind(kind, code_object), False), ""
+        return None, "target %r: processor %r is not supported by these rules (AMD and NVIDIA only)" % (spec, proc)
+    comps = spec.split("-")
+    if len(comps) > 1 and parse_arch(comps[0]) != "":
+        if kind != "openmp":
+            return None, "target %r: a triple as a target is an OpenMP host-CPU device; it needs kind \"openmp\"" % spec
+        triple = normalize_triple(comps, 4)
+        return _target(spec, triple, kind, "", "", [], triple, "openmp", False), ""
+    return None, _unknown_processor(spec, proc)
+
+def conflicting_targets(targets):
+    """clang::getConflictTargetIDCombination over resolved targets.
+
+    Per bundle kind and triple, a feature must be given in all target IDs of
+    a processor or in none (gfx906 with gfx906:xnack+ conflicts).
+
+    Args:
+      targets: list of structs from resolve_target.
+
+    Returns:
+      "" or an error naming the two targets.
+    """
+    groups = {}
+    for t in targets:
+        if t.bundle_kind and t.target_id:
+            groups.setdefault(t.bundle_kind + "-" + t.triple, []).append(t.target_id)
+    for key in sorted(groups):
+        seen = {}
+        for id in sorted({i: True for i in groups[key]}):
+            proc, feats, _ = split_target_id(id)
+            if proc not in seen:
+                seen[proc] = (id, [f[0] for f in feats])
+                continue
+            first, names = seen[proc]
+            for f in feats:
+                if f[0] not in names:
+                    return "conflicting targets %r and %r: a feature must be given for all targets of a processor or for none" % (first, id)
+    return ""
+
+def resolve_targets(specs, kind, code_object = True):
+    """Resolves a targets list: each entry, then duplicates and conflicts.
+
+    Args:
+      specs: list of string, as written.
+      kind: "hip", "cuda" or "openmp".
+      code_object: see resolve_target.
+
+    Returns:
+      (list of structs sorted by bundle ID then name, error).
+    """
+    out = []
+    seen = {}
+    for spec in specs:
+        t, err = resolve_target(spec, kind, code_object)
+        if err:
+            return None, err
+        key = t.bundle_id or t.name
+        if key in seen:
+            return None, "targets %r and %r are the same target (%s)" % (seen[key], spec, key)
+        seen[key] = spec
+        out.append(t)
+    err = conflicting_targets(out)
+    if err:
+        return None, err
+    return sorted(out, key = _target_key), ""

@@ -1,0 +1,1 @@
+#define DEP_VALUE 3

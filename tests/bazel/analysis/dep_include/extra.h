@@ -1,0 +1,1 @@
+/* an include directory for the includes attribute */

@@ -1,0 +1,90 @@
+/* A stand-in for the HIP runtime's registration entry points, so the
+   registration code offload_wrapper generates can run on a machine without
+   a GPU: it checks what the constructor hands over (the wrapper struct
+   clang emits, magic "HIPF", and the fat binary it points to) before main. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fatbin_wrapper {
+  int32_t magic;
+  int32_t version;
+  const void *data;
+  void *reserved;
+};
+
+static int registrations;
+static char ids[8][64];
+static uint64_t sizes[8];
+static int nids;
+static int elf_payloads;
+static void *handle[1];
+
+static uint64_t u64(const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+void **__hipRegisterFatBinary(void *w) {
+  const struct fatbin_wrapper *fw = w;
+  const unsigned char *b = fw->data;
+  if (fw->magic != 0x48495046 || fw->version != 1) {
+    fprintf(stderr, "bad fat binary wrapper: magic %#x version %d\n", fw->magic, fw->version);
+    exit(2);
+  }
+  if (((uintptr_t)b & 4095) != 0) fprintf(stderr, "note: fat binary not 4096-aligned\n");
+  if (memcmp(b, "__CLANG_OFFLOAD_BUNDLE__", 24) != 0) {
+    fprintf(stderr, "the wrapper does not point at an offload bundle\n");
+    exit(2);
+  }
+  uint64_t n = u64(b + 24);
+  const unsigned char *e = b + 32;
+  for (uint64_t i = 0; i < n && nids < 8; i++) {
+    uint64_t off = u64(e), size = u64(e + 8), len = u64(e + 16);
+    if (len >= sizeof ids[0]) exit(3);
+    memcpy(ids[nids], e + 24, len);
+    sizes[nids] = size;
+    if (size >= 4 && memcmp(b + off, "\177ELF", 4) == 0) elf_payloads++;
+    nids++;
+    e += 24 + len;
+  }
+  registrations++;
+  return handle;
+}
+
+void __hipUnregisterFatBinary(void **h) { (void)h; }
+int __hipRegisterFunction(void **h, void *f, void *n, void *d, int t, void *a, void *b, void *c, void *g, void *s) {
+  (void)h, (void)f, (void)n, (void)d, (void)t, (void)a, (void)b, (void)c, (void)g, (void)s;
+  return 0;
+}
+void __hipRegisterVar(void **h, void *v, void *n, void *d, int e, size_t s, int c, int g) {
+  (void)h, (void)v, (void)n, (void)d, (void)e, (void)s, (void)c, (void)g;
+}
+void __hipRegisterManagedVar(void **h, void *a, void *b, void *n, size_t s, int al) {
+  (void)h, (void)a, (void)b, (void)n, (void)s, (void)al;
+}
+void __hipRegisterSurface(void **h, void *v, void *n, void *d, int t, int e) {
+  (void)h, (void)v, (void)n, (void)d, (void)t, (void)e;
+}
+void __hipRegisterTexture(void **h, void *v, void *n, void *d, int t, int nm, int e) {
+  (void)h, (void)v, (void)n, (void)d, (void)t, (void)nm, (void)e;
+}
+
+static int has(const char *id) {
+  for (int i = 0; i < nids; i++)
+    if (strcmp(ids[i], id) == 0) return 1;
+  return 0;
+}
+
+int main(void) {
+  for (int i = 0; i < nids; i++) printf("registered entry %s (%llu bytes)\n", ids[i], (unsigned long long)sizes[i]);
+  if (registrations != 1) return fprintf(stderr, "%d registrations before main, want 1\n", registrations), 1;
+  if (nids != 4 || !has("host-x86_64-unknown-linux-gnu-") || !has("hipv4-amdgcn-amd-amdhsa--gfx906") ||
+      !has("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+") || !has("hipv4-amdgcn-amd-amdhsa--gfx1100"))
+    return fprintf(stderr, "unexpected entries\n"), 1;
+  if (elf_payloads != 3) return fprintf(stderr, "%d ELF code objects, want 3\n", elf_payloads), 1;
+  printf("ok: the generated constructor registered the fat binary before main\n");
+  return 0;
+}

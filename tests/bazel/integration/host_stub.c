@@ -1,0 +1,1 @@
+int host_function(void) { return 42; }

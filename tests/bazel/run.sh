@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# Bazel 4.2.3 integration tests of rules_offload (issue 4), offline.
+#
+#   tests/bazel/run.sh          # everything
+#   KEEP=1 tests/bazel/run.sh   # keep the scratch output bases and logs
+#
+# Installs nothing: needs bazel-bootstrap, bazel-skylib, nginx, clang-22,
+# llvm-22 (the oracle tools), clang-16 and libomp-16-dev, and Go.
+# Steps (tests/bazel/README.md has the details):
+#   1. go build the offload tool into bin/offload (handed to the rules
+#      through offload_toolchain; no rules_go under Bazel 4.2);
+#   2. the Starlark target-ID parser against lib/targetid's LLVM vectors
+#      (go.starlark.net);
+#   3. bazel test: analysis tests, integration tests (outputs checked with
+#      clang-offload-bundler-22 and friends) and every example, including the
+#      OpenMP cc_test whose target region runs on the host-CPU device (each
+#      Bazel test counts);
+#   4. aquery: every Offload* action supports path mapping and passes no
+#      absolute path;
+#   5. incremental: adding a target runs that target's compile and the
+#      bundle, and nothing else;
+#   6. the CUDA cubin example fails at analysis time (no ptxas here);
+#   7. determinism: the examples built in a fresh output base (uploading to
+#      an nginx WebDAV cache) are byte-identical to the first build's;
+#   8. remote cache: a third, fresh output base takes every action from the
+#      cache: Bazel reports remote cache hits and runs nothing locally.
+# Prints "N passed, N failed" and exits non-zero when anything failed.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/rules_offload_bazel.XXXXXX")
+passed=0
+failed=0
+failures=()
+nginx_conf=""
+
+ok() {
+  passed=$((passed + 1))
+  echo "PASS: $1"
+}
+
+bad() {
+  failed=$((failed + 1))
+  failures+=("$1")
+  echo "FAIL: $1"
+}
+
+cleanup() {
+  if [ -n "$nginx_conf" ]; then
+    nginx -p "$scratch/nginx" -c "$nginx_conf" -s stop 2>/dev/null || true
+  fi
+  for ob in "$scratch"/ob_*; do
+    [ -d "$ob" ] && (cd "$here" && bazel --output_base="$ob" shutdown 2>/dev/null)
+  done
+  (cd "$here" && bazel shutdown 2>/dev/null)
+  if [ -z "${KEEP:-}" ]; then
+    chmod -R u+w "$scratch" 2>/dev/null
+    rm -rf "$scratch"
+  else
+    echo "kept $scratch"
+  fi
+}
+trap cleanup EXIT
+
+missing=()
+for tool in bazel go nginx clang-22 clang++-22 clang-16 clang-offload-bundler-22 llvm-objdump-22 \
+  llvm-offload-binary-22 llvm-readelf-22 llvm-ar-22; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+[ -d /usr/share/bazel/tools/skylib ] || missing+=("bazel-skylib (/usr/share/bazel/tools/skylib)")
+[ -e /usr/lib/llvm-16/lib/libomptarget.so ] || missing+=("libomp-16-dev (libomptarget)")
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "tests/bazel: missing ${missing[*]}" >&2
+  echo "install: apt-get install bazel-bootstrap bazel-skylib nginx clang-22 llvm-22 lld-22 clang-16 libomp-16-dev" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+start=$(date +%s)
+bazel_flags=(--jobs=2)
+
+# 1. The tool.
+if (cd "$root" && go build -trimpath -o bin/offload ./tool/offload); then
+  ok "go build bin/offload"
+else
+  bad "go build bin/offload"
+  echo "$passed passed, $failed failed"
+  exit 1
+fi
+
+# 2. The Starlark parser.
+if (cd "$root" && go test -count=1 ./tests/starlark/); then
+  ok "Starlark target IDs agree with lib/targetid's LLVM vectors (go test ./tests/starlark)"
+else
+  bad "go test ./tests/starlark"
+fi
+
+cd "$here" || exit 1
+
+# 3. Analysis tests, integration tests and the examples.
+log="$scratch/test.log"
+bazel test "${bazel_flags[@]}" //analysis:all //integration:all @rules_offload_examples//... 2>&1 | tee "$log" |
+  grep -E '^(//|@).* (PASSED|FAILED|NO STATUS|TIMEOUT)|^FAIL:|^ERROR:|Executed'
+status=${PIPESTATUS[0]}
+n_pass=$(grep -cE '^(//|@)[^ ]+ +(\(cached\) )?PASSED' "$log")
+n_fail=$(grep -cE '^(//|@)[^ ]+ +(\(cached\) )?(FAILED|NO STATUS|TIMEOUT|INCOMPLETE)' "$log")
+passed=$((passed + n_pass))
+failed=$((failed + n_fail))
+if [ "$status" -ne 0 ] && [ "$n_fail" -eq 0 ]; then
+  bad "bazel test exited $status (see the ERROR lines above)"
+elif [ "$n_fail" -gt 0 ]; then
+  failures+=("$n_fail Bazel tests")
+fi
+echo "bazel test: $n_pass passed, $n_fail failed"
+
+# 4. Hermetic command lines, checked in aquery (Bazel 4.2's Starlark Action
+# has no execution_info, so the analysis tests cannot see it).
+aq="$scratch/aquery.txt"
+# (Bazel 4.2's aquery cannot expand @repo//... inside an expression.)
+examples='set(@rules_offload_examples//hip:all @rules_offload_examples//cuda:all @rules_offload_examples//openmp:all)'
+if bazel aquery "${bazel_flags[@]}" "mnemonic(\"Offload.*\", $examples)" >"$aq" 2>"$scratch/aquery.err"; then
+  actions=$(grep -c '^  Mnemonic: Offload' "$aq")
+  mapped=$(awk 'BEGIN{RS=""} /Mnemonic: Offload/ && /ExecutionInfo: \{supports-path-mapping: 1\}/{n++} END{print n+0}' "$aq")
+  # Arguments only; the first line of each command is the executable.
+  awk '/Command Line: \(exec/{cmd=1; next} cmd && /^    /{print} /^  [A-Z]/{cmd=0}' "$aq" >"$scratch/args.txt"
+  nargs=$(wc -l <"$scratch/args.txt")
+  absolute=$(grep -E "(^|[ '=])/" "$scratch/args.txt" || true)
+  if [ "$actions" -gt 0 ] && [ "$nargs" -gt "$actions" ] && [ "$mapped" -eq "$actions" ] && [ -z "$absolute" ]; then
+    ok "aquery: $actions Offload* actions, all supports-path-mapping; none of their $nargs arguments is an absolute path"
+  else
+    bad "aquery: $actions actions, $mapped with supports-path-mapping; absolute arguments: ${absolute:-none}"
+  fi
+else
+  bad "bazel aquery failed: $(tail -3 "$scratch/aquery.err")"
+fi
+
+main_bin=$(bazel info "${bazel_flags[@]}" bazel-bin 2>/dev/null)/external/rules_offload_examples
+
+# 5. Adding a target runs only that target's compile (and the bundle).
+flag=--@rules_offload//rules:targets
+if bazel build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+" //integration:incremental >"$scratch/inc1.log" 2>&1 &&
+  bazel build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+,gfx1100" \
+    --execution_log_json_file="$scratch/inc2.json" //integration:incremental >"$scratch/inc2.log" 2>&1; then
+  ran=$(grep -oE '"mnemonic": "Offload[A-Za-z]*"' "$scratch/inc2.json" | sed 's/"mnemonic": //' | sort | uniq -c |
+    awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')
+  # (Bazel's JSON writes '=' as \u003d.)
+  archs=$(grep -oE '"--offload-arch(=|\\u003d)[^"]*"' "$scratch/inc2.json" | sed 's/\\u003d/=/' | sort -u | tr '\n' ' ')
+  bundles=$(grep -c '"mnemonic": "OffloadBundle"' "$scratch/inc2.json")
+  if [ "$bundles" -eq 1 ] && { [ -z "$archs" ] || [ "$archs" = '"--offload-arch=gfx1100" ' ]; }; then
+    ok "incremental: adding gfx1100 ran only${archs:+ its compile and} the bundle ($ran)"
+  else
+    bad "incremental: adding gfx1100 ran $ran with ${archs:-no compiles}"
+  fi
+else
+  bad "incremental: build failed: $(tail -3 "$scratch/inc2.log" "$scratch/inc1.log")"
+fi
+
+# 6. The CUDA cubin example is manual: without ptxas it must fail at analysis
+# time, saying why and what to use instead.
+if bazel build "${bazel_flags[@]}" @rules_offload_examples//cuda:saxpy_cubin >"$scratch/cubin.log" 2>&1; then
+  bad "cuda:saxpy_cubin built without ptxas"
+elif grep -q 'asks for a CUDA cubin (SASS), which needs ptxas' "$scratch/cubin.log"; then
+  ok "cuda:saxpy_cubin fails at analysis: cubins need ptxas, which is not installed; compute_XX gives PTX"
+else
+  bad "cuda:saxpy_cubin failed for another reason: $(grep -m3 ERROR "$scratch/cubin.log")"
+fi
+
+# 7 and 8: nginx as a Bazel HTTP cache (WebDAV PUT) on 127.0.0.1.
+mkdir -p "$scratch/nginx/logs" "$scratch/nginx/tmp" "$scratch/cache"
+chmod 0777 "$scratch/cache" "$scratch/nginx/tmp"
+chmod 0755 "$scratch"
+port=""
+for try in 1 2 3 4 5; do
+  p=$((20000 + (RANDOM % 30000)))
+  nginx_conf="$scratch/nginx/nginx.conf"
+  cat >"$nginx_conf" <<EOF
+worker_processes 1;
+pid $scratch/nginx/nginx.pid;
+error_log $scratch/nginx/logs/error.log;
+events { worker_connections 64; }
+http {
+  access_log $scratch/nginx/logs/access.log;
+  client_body_temp_path $scratch/nginx/tmp;
+  client_max_body_size 0;
+  server {
+    listen 127.0.0.1:$p;
+    location / {
+      root $scratch/cache;
+      dav_methods PUT;
+      create_full_put_path on;
+      dav_access user:rw group:rw all:r;
+    }
+  }
+}
+EOF
+  if nginx -p "$scratch/nginx" -c "$nginx_conf" 2>"$scratch/nginx/start.err"; then
+    port=$p
+    break
+  fi
+done
+if [ -z "$port" ]; then
+  nginx_conf=""
+  bad "nginx did not start: $(cat "$scratch/nginx/start.err")"
+else
+  cache=(--remote_cache="http://127.0.0.1:$port" --remote_upload_local_results)
+  # 7. A fresh output base; the cache starts empty, so every action runs here.
+  ob1="$scratch/ob_1"
+  if bazel --output_base="$ob1" build "${bazel_flags[@]}" "${cache[@]}" @rules_offload_examples//... >"$scratch/build1.log" 2>&1; then
+    bin1=$(bazel --output_base="$ob1" info bazel-bin 2>/dev/null)/external/rules_offload_examples
+    bazel --output_base="$ob1" shutdown
+    diffs=""
+    count=0
+    # Every file the fresh build wrote, against the first build's copy
+    # (runfiles manifests list absolute paths by design).
+    while IFS= read -r f; do
+      count=$((count + 1))
+      cmp -s "$main_bin/$f" "$bin1/$f" || diffs+=" $f"
+    done < <(cd "$bin1" && find . -type f ! -path '*.runfiles*' ! -name '*runfiles_manifest' | sort)
+    if [ "$count" -gt 0 ] && [ -z "$diffs" ]; then
+      ok "determinism: $count example outputs byte-identical across two output bases"
+    else
+      bad "determinism: $count files compared, differing:$diffs"
+    fi
+    uploads=$(find "$scratch/cache" -type f | wc -l)
+
+    # 8. Another fresh output base: everything must come from the cache.
+    ob2="$scratch/ob_2"
+    if bazel --output_base="$ob2" build "${bazel_flags[@]}" "${cache[@]}" \
+      --execution_log_json_file="$scratch/exec2.json" @rules_offload_examples//... >"$scratch/build2.log" 2>&1; then
+      summary=$(grep -E 'INFO: [0-9]+ processes' "$scratch/build2.log" | tail -1)
+      hits=$(grep -oE '[0-9]+ remote cache hit' <<<"$summary" | grep -oE '^[0-9]+')
+      offload_spawns=$(grep -cE '"mnemonic": "Offload' "$scratch/exec2.json")
+      local_runs=$(grep -oE '[0-9]+ (processwrapper-sandbox|linux-sandbox|local|sandbox|worker)' <<<"$summary" || true)
+      bin2=$(bazel --output_base="$ob2" info bazel-bin 2>/dev/null)/external/rules_offload_examples
+      same=yes
+      cmp -s "$main_bin/hip/scale.hipfb" "$bin2/hip/scale.hipfb" || same=no
+      bazel --output_base="$ob2" shutdown
+      if [ -n "$hits" ] && [ "$hits" -gt 0 ] && [ -z "$local_runs" ] && [ "$offload_spawns" -gt 0 ] && [ $same = yes ]; then
+        ok "remote cache: $uploads entries uploaded; a clean build took all $hits actions ($offload_spawns Offload*) from the cache: $summary"
+      else
+        bad "remote cache: summary '$summary' ($offload_spawns Offload* spawns, locally run: ${local_runs:-none}, same bytes: $same)"
+      fi
+    else
+      bad "remote cache: build in a fresh output base failed: $(tail -5 "$scratch/build2.log")"
+    fi
+  else
+    bad "determinism: build in a fresh output base failed: $(tail -5 "$scratch/build1.log")"
+  fi
+fi
+
+echo
+echo "tests/bazel took $(($(date +%s) - start))s"
+if [ "$failed" -gt 0 ]; then
+  printf 'failed: %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
