@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 )
 
@@ -85,7 +86,7 @@ func binaryEntries(part *source) ([]entry, error) {
 			}})
 			end = max(end, e.Offset+e.Size)
 		}
-		next, err := skipZeros(part.r, off+max(end, 1), part.size)
+		next, err := ccob.SkipPadding(part.r, off+max(end, 1), part.size)
 		if err != nil {
 			return nil, err
 		}

@@ -111,7 +111,7 @@ func decompressedAs(src *source, cfg *Config, prefix string) ([]*source, error) 
 		}
 		parts = append(parts, part)
 		off += used
-		next, err := skipZeros(src.r, off, src.size)
+		next, err := ccob.SkipPadding(src.r, off, src.size)
 		if err != nil {
 			closeAll()
 			return nil, fileError(src.name, err)
@@ -146,28 +146,6 @@ func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Confi
 			h.Version, h.Method, commas(uint64(used)-uint64(h.HeaderSize)), commas(h.UncompressedSize), h.Hash)
 	}
 	return &source{name: "", r: tmp, size: int64(h.UncompressedSize), undo: []func(){func() { tmp.Close() }}}, used, nil
-}
-
-// skipZeros returns the offset of the first non-zero byte at or after off.
-func skipZeros(r io.ReaderAt, off, size int64) (int64, error) {
-	buf := make([]byte, 32<<10)
-	for off < size {
-		n := int64(len(buf))
-		if size-off < n {
-			n = size - off
-		}
-		k, err := r.ReadAt(buf[:n], off)
-		if k == 0 && err != nil {
-			return off, err
-		}
-		for i := 0; i < k; i++ {
-			if buf[i] != 0 {
-				return off + int64(i), nil
-			}
-		}
-		off += int64(k)
-	}
-	return off, nil
 }
 
 // describe renders an OS error the way LLVM prints a std::error_code:

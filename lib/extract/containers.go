@@ -66,29 +66,14 @@ func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int
 		if err := w.any(tmp, int64(h.UncompressedSize), with(where, name), depth+1, fn); err != nil {
 			return err
 		}
-		off = nextNonZero(r, off+used, size)
+		if off, err = ccob.SkipPadding(r, off+used, size); err != nil {
+			return err
+		}
 		if off < size && !ccob.IsCompressed(headOf(io.NewSectionReader(r, off, size-off), size-off, 8)) {
 			return fmt.Errorf("unexpected data after the compressed bundle, at offset %d", off)
 		}
 	}
 	return nil
-}
-
-func nextNonZero(r io.ReaderAt, off, size int64) int64 {
-	buf := make([]byte, 4096)
-	for off < size {
-		k, _ := r.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
-		if k == 0 {
-			return size
-		}
-		for i, b := range buf[:k] {
-			if b != 0 {
-				return off + int64(i)
-			}
-		}
-		off += int64(k)
-	}
-	return size
 }
 
 func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {

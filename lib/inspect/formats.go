@@ -236,7 +236,7 @@ func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
 	}
 	seq := &Node{Format: "ccob-sequence", Offset: v.base, Size: v.size, Space: v.space, Children: []*Node{n}}
 	for off := n.Size; off < v.size; {
-		next := skipZeros(v, off)
+		next, _ := ccob.SkipPadding(v.r, off, v.size)
 		if next >= v.size {
 			break
 		}
@@ -256,22 +256,6 @@ func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
 	}
 	seq.Detail = fmt.Sprintf("%d compressed bundles", len(seq.Children))
 	return seq
-}
-
-// skipZeros returns the first offset at or after off holding a non-zero byte.
-func skipZeros(v view, off int64) int64 {
-	buf := make([]byte, 4096)
-	for off < v.size {
-		k, _ := v.r.ReadAt(buf[:min(int64(len(buf)), v.size-off)], off)
-		if k == 0 {
-			return v.size
-		}
-		if i := bytes.IndexFunc(buf[:k], func(r rune) bool { return r != 0 }); i >= 0 {
-			return off + int64(i)
-		}
-		off += int64(k)
-	}
-	return off
 }
 
 // compressed decompresses a CCOB into a bounded prefix (hashing all of it)
