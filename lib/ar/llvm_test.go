@@ -7,33 +7,15 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // Cross-checks against the LLVM 22 tools. They skip loudly when a tool is
 // missing.
-
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("SKIPPING ORACLE TEST: %s not on PATH", name)
-	}
-	return p
-}
-
-func run(t *testing.T, dir string, env []string, name string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-}
 
 // fileMember makes a WriterMember from a file on disk; symbols are taken
 // with debug/elf when the file is an ELF object (LLVM's archive rules:
@@ -79,7 +61,9 @@ func compareWithLLVMAr(t *testing.T, dir string, files []string, env []string, t
 	t.Helper()
 	out := filepath.Join(dir, "llvm.a")
 	os.Remove(out)
-	run(t, dir, env, "llvm-ar-22", append([]string{"rcD", out}, files...)...)
+	if r := llvmtest.RunResult(t, dir, append(os.Environ(), env...), "llvm-ar-22", append([]string{"rcD", out}, files...)...); r.Code != 0 {
+		t.Fatalf("llvm-ar-22 rcD: %v", r)
+	}
 	want, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +85,7 @@ func compareWithLLVMAr(t *testing.T, dir string, files []string, env []string, t
 // TestWriterMatchesLLVMAr byte-compares with `llvm-ar-22 rcD` over seeded
 // member sets: name lengths around the 16-byte limit, odd and zero sizes.
 func TestWriterMatchesLLVMAr(t *testing.T) {
-	needTool(t, "llvm-ar-22")
+	llvmtest.Need(t, "llvm-ar-22")
 	lengths := []int{1, 2, 14, 15, 16, 17, 30}
 	for seed := int64(1); seed <= 25; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
@@ -130,7 +114,7 @@ func TestWriterMatchesLLVMAr(t *testing.T) {
 // buildObjects compiles small C files into ELF objects for symbol tables.
 func buildObjects(t *testing.T, dir string) []string {
 	t.Helper()
-	needTool(t, "clang-22")
+	llvmtest.Need(t, "clang-22")
 	srcs := map[string]string{
 		"funcs.c":                "int g = 1; int h; static int s; int add(int a){return a+g+s;} __attribute__((weak)) int w(void){return 2;}\n",
 		"nosyms.c":               "static int only_local(void){return 1;} int (*keep(void))(void){return 0;}\n",
@@ -146,7 +130,7 @@ func buildObjects(t *testing.T, dir string) []string {
 		}
 		for _, target := range []string{"x86_64-linux-gnu", "aarch64-linux-gnu"} {
 			obj := strings.TrimSuffix(name, ".c") + "-" + target + ".o"
-			run(t, dir, nil, "clang-22", "--target="+target, "-c", "-o", obj, name)
+			llvmtest.Run(t, dir, "clang-22", "--target="+target, "-c", "-o", obj, name)
 			objs = append(objs, obj)
 		}
 	}
@@ -154,7 +138,7 @@ func buildObjects(t *testing.T, dir string) []string {
 }
 
 func TestWriterMatchesLLVMArObjects(t *testing.T) {
-	needTool(t, "llvm-ar-22")
+	llvmtest.Need(t, "llvm-ar-22")
 	dir := t.TempDir()
 	objs := buildObjects(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "blob.bin"), []byte("raw device blob"), 0o644); err != nil {
@@ -183,14 +167,12 @@ func TestWriterMatchesLLVMArObjects(t *testing.T) {
 // TestWriterMatchesBundlerArchive compares with the device archives that
 // `clang-offload-bundler-22 -unbundle -type=a` writes (reference §1.8).
 func TestWriterMatchesBundlerArchive(t *testing.T) {
-	needTool(t, "clang-offload-bundler-22")
-	needTool(t, "llvm-ar-22")
-	needTool(t, "gcc")
+	llvmtest.Need(t, "clang-offload-bundler-22", "llvm-ar-22", "gcc")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "h.c"), []byte("int hf(int x){return x+1;}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run(t, dir, nil, "gcc", "-c", "h.c", "-o", "host.o")
+	llvmtest.Run(t, dir, "gcc", "-c", "h.c", "-o", "host.o")
 	const gfx = "hip-amdgcn-amd-amdhsa--gfx906"
 	blobs := map[string]string{"fat": "devblob1", "fatB": "odd", "fat_with_a_long_stem": "x", "z": strings.Repeat("q", 33)}
 	var fats []string
@@ -199,12 +181,12 @@ func TestWriterMatchesBundlerArchive(t *testing.T) {
 		if err := os.WriteFile(blob, []byte(blobs[stem]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		run(t, dir, nil, "clang-offload-bundler-22", "-type=o",
+		llvmtest.Run(t, dir, "clang-offload-bundler-22", "-type=o",
 			"-targets=host-x86_64-unknown-linux-gnu,"+gfx, "-input=host.o", "-input="+blob, "-output="+stem+".o")
 		fats = append(fats, stem+".o")
 	}
-	run(t, dir, nil, "llvm-ar-22", append([]string{"rc", "fat.a"}, fats...)...)
-	run(t, dir, nil, "clang-offload-bundler-22", "-unbundle", "-type=a", "-targets="+gfx,
+	llvmtest.Run(t, dir, "llvm-ar-22", append([]string{"rc", "fat.a"}, fats...)...)
+	llvmtest.Run(t, dir, "clang-offload-bundler-22", "-unbundle", "-type=a", "-targets="+gfx,
 		"-input=fat.a", "-output=dev.a")
 	want, err := os.ReadFile(filepath.Join(dir, "dev.a"))
 	if err != nil {
@@ -225,7 +207,7 @@ func TestWriterMatchesBundlerArchive(t *testing.T) {
 	}
 
 	// A missing target with -allow-missing-bundles yields an empty archive.
-	run(t, dir, nil, "clang-offload-bundler-22", "-unbundle", "-type=a", "-allow-missing-bundles",
+	llvmtest.Run(t, dir, "clang-offload-bundler-22", "-unbundle", "-type=a", "-allow-missing-bundles",
 		"-targets=hip-amdgcn-amd-amdhsa--gfx1030", "-input=fat.a", "-output=empty.a")
 	want, _ = os.ReadFile(filepath.Join(dir, "empty.a"))
 	got.Reset()
@@ -240,7 +222,7 @@ func TestWriterMatchesBundlerArchive(t *testing.T) {
 // TestReadToolArchives reads archives made by llvm-ar-22 (GNU and BSD) and
 // GNU ar and compares members with the input files; thin archives fail.
 func TestReadToolArchives(t *testing.T) {
-	needTool(t, "llvm-ar-22")
+	llvmtest.Need(t, "llvm-ar-22")
 	dir := t.TempDir()
 	objs := buildObjects(t, dir)
 	files := []string{objs[0], objs[3]}
@@ -260,7 +242,7 @@ func TestReadToolArchives(t *testing.T) {
 		{"llvm-ar-22", []string{"rcD", "--format=bsd"}},
 		{"llvm-ar-22", []string{"rc", "--format=gnu"}},
 	}
-	if _, err := exec.LookPath("ar"); err == nil {
+	if llvmtest.Has("ar") {
 		tools = append(tools, tool{"ar", []string{"rcD"}}, tool{"ar", []string{"rcS"}})
 	} else {
 		t.Log("SKIPPING GNU ar part: ar not on PATH")
@@ -268,7 +250,7 @@ func TestReadToolArchives(t *testing.T) {
 	for i, tl := range tools {
 		t.Run(fmt.Sprint(tl.name, tl.args), func(t *testing.T) {
 			out := filepath.Join(dir, fmt.Sprintf("t%d.a", i))
-			run(t, dir, nil, tl.name, append(append(tl.args, out), files...)...)
+			llvmtest.Run(t, dir, tl.name, append(append(tl.args, out), files...)...)
 			b, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
@@ -290,7 +272,7 @@ func TestReadToolArchives(t *testing.T) {
 	}
 	t.Run("thin", func(t *testing.T) {
 		out := filepath.Join(dir, "thin.a")
-		run(t, dir, nil, "llvm-ar-22", "rcD", "--thin", out, "x1")
+		llvmtest.Run(t, dir, "llvm-ar-22", "rcD", "--thin", out, "x1")
 		b, _ := os.ReadFile(out)
 		if _, err := NewReader(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrThin) {
 			t.Fatalf("got %v, want ErrThin", err)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 func write(t *testing.T, f *File, s string) {
@@ -16,15 +18,7 @@ func write(t *testing.T, f *File, s string) {
 
 func listDir(t *testing.T, dir string) []string {
 	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
+	return llvmtest.DirNames(t, dir)
 }
 
 func TestCommitAndAbort(t *testing.T) {

@@ -8,22 +8,65 @@ import (
 // ReadFrom copies r to the file; io.Copy and bufio.Writer.ReadFrom use it.
 // When r is a section of another file (an *io.SectionReader over an
 // *os.File, possibly nested in further SectionReaders and limited by the
-// *io.LimitedReader that io.CopyN makes), the bytes are copied by the
-// kernel (copy_file_range or sendfile on Linux) and never pass through this
-// process's memory. r then advances as if it had been read. Other readers,
-// and whatever the kernel declines, take the ordinary *os.File path.
+// *io.LimitedReader that io.CopyN makes), the bytes are copied with
+// positioned reads or by the kernel (see copySection), without the small
+// buffers of io.Copy, and r then advances as if it had been read. Other
+// readers take the ordinary *os.File path.
 func (f *File) ReadFrom(r io.Reader) (int64, error) {
+	s, ok := fileSection(r)
+	if !ok {
+		return f.File.ReadFrom(r)
+	}
+	n, err := f.copySection(s)
+	s.advance(n)
+	if err != nil || n == s.n {
+		return n, err
+	}
+	m, err := f.File.ReadFrom(r) // the source ended early; r reports how
+	return n + m, err
+}
+
+// copySection appends s to the file. Where the source and destination
+// offsets are congruent modulo the page size, the kernel copies whole
+// pages (copy_file_range, which also shares extents on filesystems that
+// can); otherwise every page would be split, which makes the kernel's copy
+// slower than reading into a large buffer and writing it out.
+func (f *File) copySection(s section) (int64, error) {
 	var done int64
-	if s, ok := fileSection(r); ok {
+	if pos, err := f.File.Seek(0, io.SeekCurrent); err == nil && (pos-s.off)%int64(os.Getpagesize()) == 0 {
 		n, err := kernelCopy(f.File, s.file, s.off, s.n)
-		s.advance(n)
-		done = n
 		if err != nil || n == s.n {
 			return n, err
 		}
+		done, s.off, s.n = n, s.off+n, s.n-n
 	}
-	n, err := f.File.ReadFrom(r)
+	n, err := bufferedCopy(f.File, s.file, s.off, s.n)
 	return done + n, err
+}
+
+const copyBufSize = 1 << 20
+
+// bufferedCopy copies n bytes of src at off to dst through one buffer; a
+// short count with a nil error means src ended.
+func bufferedCopy(dst, src *os.File, off, n int64) (int64, error) {
+	buf := make([]byte, min(n, copyBufSize))
+	var done int64
+	for done < n {
+		k, rerr := src.ReadAt(buf[:min(n-done, int64(len(buf)))], off+done)
+		if k > 0 {
+			if _, err := dst.Write(buf[:k]); err != nil {
+				return done, err
+			}
+			done += int64(k)
+		}
+		if rerr == io.EOF {
+			return done, nil
+		}
+		if rerr != nil {
+			return done, rerr
+		}
+	}
+	return done, nil
 }
 
 // section is the byte range of a file a reader yields next.

@@ -2,10 +2,12 @@ package atomicfile
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -57,35 +59,42 @@ func TestReadFromSections(t *testing.T) {
 		{"not-a-file", func() io.Reader { return bytes.NewReader(data[:777]) }, data[:777], nil},
 		{"empty", func() io.Reader { return io.NewSectionReader(src, 5, 0) }, nil, nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out := filepath.Join(dir, tt.name)
-			f, err := Create(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Abort()
-			f.WriteString("head:") // the copy must land at the current offset
-			r := tt.r()
-			n, err := io.Copy(f, r)
-			if err != nil || n != int64(len(tt.want)) {
-				t.Fatalf("copied %d, %v; want %d", n, err, len(tt.want))
-			}
-			if tt.left != nil && !tt.left(r) {
-				t.Errorf("reader not advanced past the copied bytes")
-			}
-			if m, _ := r.Read(make([]byte, 1)); m != 0 {
-				t.Errorf("reader still yields data after the copy")
-			}
-			f.WriteString(":tail")
-			if err := f.Commit(); err != nil {
-				t.Fatal(err)
-			}
-			got, _ := os.ReadFile(out)
-			want := append(append([]byte("head:"), tt.want...), ":tail"...)
-			if !bytes.Equal(got, want) {
-				t.Fatalf("output differs from the source range (%d vs %d bytes)", len(got), len(want))
-			}
-		})
+	// A 5-byte head puts every copy off page alignment (buffered path); a
+	// page-sized one aligns the sections at page offsets (kernel path).
+	for _, head := range []string{"head:", strings.Repeat("h", os.Getpagesize())} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s-head%d", tt.name, len(head)), func(t *testing.T) {
+				testCopy(t, filepath.Join(dir, fmt.Sprintf("%s-%d", tt.name, len(head))), head, tt.r(), tt.want, tt.left)
+			})
+		}
+	}
+}
+
+func testCopy(t *testing.T, out, head string, r io.Reader, want []byte, left func(io.Reader) bool) {
+	t.Helper()
+	f, err := Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	f.WriteString(head) // the copy must land at the current offset
+	n, err := io.Copy(f, r)
+	if err != nil || n != int64(len(want)) {
+		t.Fatalf("copied %d, %v; want %d", n, err, len(want))
+	}
+	if left != nil && !left(r) {
+		t.Errorf("reader not advanced past the copied bytes")
+	}
+	if m, _ := r.Read(make([]byte, 1)); m != 0 {
+		t.Errorf("reader still yields data after the copy")
+	}
+	f.WriteString(":tail")
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(out)
+	full := append(append([]byte(head), want...), ":tail"...)
+	if !bytes.Equal(got, full) {
+		t.Fatalf("output differs from the source range (%d vs %d bytes)", len(got), len(full))
 	}
 }

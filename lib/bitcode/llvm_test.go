@@ -4,34 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
-
-// needTool returns the path of an LLVM tool or skips the test loudly.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("SKIPPING LLVM CROSS-CHECK: %s not on PATH", name)
-	}
-	return p
-}
-
-func runTool(t *testing.T, dir, tool string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(tool, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %q: %v\n%s", tool, args, err, out)
-	}
-	return string(out)
-}
 
 // compileCases are the bitcode kinds a device archive or an LTO archive
 // holds; gen.sh builds the same set into testdata.
@@ -73,14 +53,13 @@ func armap(t *testing.T, a []byte) []string {
 // the IR) and compares its symbol table with ArchiveSymbols, member by
 // member in order; each file's flags are compared with llvm-lto2-22.
 func TestLLVMArchiveMap(t *testing.T) {
-	ar := needTool(t, "llvm-ar-22")
-	lto := needTool(t, "llvm-lto2-22")
+	ar := llvmtest.Tool(t, "llvm-ar-22")
+	lto := llvmtest.Tool(t, "llvm-lto2-22")
 	dir := t.TempDir()
 	var members []string
 	var want []string
 	for _, tc := range compileCases {
-		tool, err := exec.LookPath(tc.tool)
-		if err != nil {
+		if !llvmtest.Has(tc.tool) {
 			t.Logf("SKIPPING %s: %s not on PATH", tc.name, tc.tool)
 			continue
 		}
@@ -89,7 +68,7 @@ func TestLLVMArchiveMap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runTool(t, dir, tool, append(slices.Clone(tc.args), src, "-o", out)...)
+		llvmtest.Run(t, dir, tc.tool, append(slices.Clone(tc.args), src, "-o", out)...)
 		b, err := os.ReadFile(filepath.Join(dir, out))
 		if err != nil {
 			t.Fatal(err)
@@ -102,11 +81,11 @@ func TestLLVMArchiveMap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(tc.name, func(t *testing.T) { compareDump(t, st, runTool(t, dir, lto, "dump-symtab", out)) })
+		t.Run(tc.name, func(t *testing.T) { compareDump(t, st, llvmtest.Run(t, dir, lto, "dump-symtab", out)) })
 		members = append(members, out)
 		want = append(want, syms...)
 	}
-	runTool(t, dir, ar, append([]string{"--format=gnu", "rc", "all.a"}, members...)...)
+	llvmtest.Run(t, dir, ar, append([]string{"--format=gnu", "rc", "all.a"}, members...)...)
 	a, err := os.ReadFile(filepath.Join(dir, "all.a"))
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +101,7 @@ func TestLLVMArchiveMap(t *testing.T) {
 // table first, so LLVM's answer shows it read the table rather than
 // rebuilding it from the IR.
 func TestLLVMReadsSplicedEncodings(t *testing.T) {
-	lto := needTool(t, "llvm-lto2-22")
+	lto := llvmtest.Tool(t, "llvm-lto2-22")
 	b, err := os.ReadFile("testdata/clang22-x86_64-flto-symkinds.bc")
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +139,7 @@ func TestLLVMReadsSplicedEncodings(t *testing.T) {
 				if err := os.WriteFile(path, file, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				dump := runTool(t, dir, lto, "dump-symtab", "v.bc")
+				dump := llvmtest.Run(t, dir, lto, "dump-symtab", "v.bc")
 				if !strings.Contains(dump, "D--W---X f_def") {
 					t.Fatalf("LLVM did not read the edited table (wrapped=%v):\n%s", i == 1, dump)
 				}

@@ -6,10 +6,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // These tests use clang-offload-bundler-22 as the oracle.
@@ -18,22 +19,18 @@ const llvmBundler = "clang-offload-bundler-22"
 
 func bundlerPath(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath(llvmBundler)
-	if err != nil {
-		t.Skipf("SKIPPING LLVM CROSS-CHECK: %s not on PATH (install the Debian clang-tools-22 package)", llvmBundler)
-	}
-	return p
+	return llvmtest.Tool(t, llvmBundler)
 }
 
+// runBundler runs LLVM's bundler, which ignores the OFFLOAD_BUNDLER_*
+// variables, and returns its stdout; the test fails unless it exits 0.
 func runBundler(t *testing.T, args ...string) []byte {
 	t.Helper()
-	cmd := exec.Command(bundlerPath(t), args...)
-	cmd.Env = append(os.Environ(), "OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", llvmBundler, strings.Join(args, " "), err, out)
+	r := llvmtest.RunResult(t, "", append(os.Environ(), "OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1"), bundlerPath(t), args...)
+	if r.Code != 0 {
+		t.Fatalf("%s %s: %v", llvmBundler, strings.Join(args, " "), r)
 	}
-	return out
+	return []byte(r.Stdout)
 }
 
 // Standardized IDs (as LLVM writes them), chosen so no two conflict.

@@ -1,7 +1,6 @@
 package bundler
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -116,6 +115,7 @@ func memberName(child, id, targetID string) string {
 func writeArchives(cfg *Config, t *targets, perTarget [][]member) error {
 	var g atomicfile.Group
 	defer g.Abort()
+	var jobs []archiveJob
 	for i, ms := range perTarget {
 		if len(ms) == 0 && !cfg.AllowMissingBundles {
 			return errorf("no compatible code object found for the target '%s' in heterogeneous archive library: %s", t.std[i], cfg.Inputs[0])
@@ -131,18 +131,11 @@ func writeArchives(cfg *Config, t *targets, perTarget [][]member) error {
 				return fileError(cfg.Inputs[0], err)
 			}
 			wms[j] = ar.WriterMember{Name: m.name, Size: n, Data: r}
-			if err := addSymbols(&wms[j]); err != nil {
-				return fileError(cfg.Inputs[0], err)
-			}
 		}
-		// One large buffer: ar's own is 4 KiB, a write per small member.
-		bw := bufio.NewWriterSize(out, 1<<20)
-		if err := ar.WriteArchive(bw, wms); err != nil {
-			return fileError(cfg.Outputs[i], err)
-		}
-		if err := bw.Flush(); err != nil {
-			return fileError(cfg.Outputs[i], err)
-		}
+		jobs = append(jobs, archiveJob{out: out, path: cfg.Outputs[i], members: wms})
+	}
+	if err := writeArchiveJobs(cfg.Inputs[0], jobs); err != nil {
+		return err
 	}
 	return g.Commit()
 }

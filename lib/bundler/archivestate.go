@@ -1,8 +1,10 @@
 package bundler
 
 import (
+	"bufio"
 	"bytes"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
@@ -105,4 +107,54 @@ func (c *readAhead) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// archiveJob is one output archive. Outputs are independent, so their
+// members' symbol tables are read and the archives written concurrently.
+type archiveJob struct {
+	out     io.Writer
+	path    string
+	members []ar.WriterMember
+}
+
+// writeArchiveJobs runs the jobs, GOMAXPROCS at a time, and returns the
+// error of the first failing job in output order, as a sequential loop
+// would.
+func writeArchiveJobs(input string, jobs []archiveJob) error {
+	errs := make([]error, len(jobs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = jobs[i].write(input)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *archiveJob) write(input string) error {
+	for k := range j.members {
+		if err := addSymbols(&j.members[k]); err != nil {
+			return fileError(input, err)
+		}
+	}
+	// One large buffer: ar's own is 4 KiB, a write per small member.
+	bw := bufio.NewWriterSize(j.out, 1<<20)
+	if err := ar.WriteArchive(bw, j.members); err != nil {
+		return fileError(j.path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fileError(j.path, err)
+	}
+	return nil
 }

@@ -34,19 +34,39 @@ func BenchmarkCompress(b *testing.B) {
 	}
 }
 
-// BenchmarkDecompress decompresses the same data to io.Discard.
+// BenchmarkDecompress decompresses the same data to io.Discard, with and
+// without the MD5 check (on its own goroutine; LLVM 22 does not check).
 func BenchmarkDecompress(b *testing.B) {
 	data := semiCompressible(42, benchSize)
 	for _, m := range []Method{MethodZstd, MethodZlib} {
 		c, _ := compress(b, data, WriterOptions{Method: m})
-		b.Run(m.String(), func(b *testing.B) {
-			b.SetBytes(benchSize)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, _, err := Decompress(io.Discard, bytes.NewReader(c), int64(len(c)), ReaderOptions{}); err != nil {
-					b.Fatal(err)
-				}
+		for _, skip := range []bool{false, true} {
+			name := m.String()
+			if skip {
+				name += "-nohash"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(benchSize)
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, _, err := Decompress(io.Discard, bytes.NewReader(c), int64(len(c)), ReaderOptions{SkipHashCheck: skip}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkHash is the MD5 every CCOB carries: the floor for compressing
+// and checking a bundle, since MD5 cannot be split across cores.
+func BenchmarkHash(b *testing.B) {
+	data := semiCompressible(42, benchSize)
+	b.SetBytes(benchSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		h := newAsyncMD5()
+		h.Write(data)
+		h.Sum()
 	}
 }

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // These tests use clang-offload-bundler-22 as the oracle.
@@ -18,11 +19,7 @@ const llvmBundler = "clang-offload-bundler-22"
 
 func bundlerPath(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath(llvmBundler)
-	if err != nil {
-		t.Skipf("SKIPPING LLVM CROSS-CHECK: %s not on PATH (install the Debian clang-tools-22 package)", llvmBundler)
-	}
-	return p
+	return llvmtest.Tool(t, llvmBundler)
 }
 
 // runBundler runs LLVM's bundler with only the given extra environment
@@ -30,19 +27,11 @@ func bundlerPath(t *testing.T) string {
 // dropped) and returns its stderr.
 func runBundler(t *testing.T, env []string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bundlerPath(t), args...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OFFLOAD_BUNDLER_") && !strings.HasPrefix(kv, "COMPRESSED_BUNDLE_FORMAT_VERSION=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
+	r := llvmtest.RunResult(t, "", append(llvmtest.BundlerEnv(), env...), bundlerPath(t), args...)
+	if r.Code != 0 {
+		t.Fatalf("%s %s: %v", llvmBundler, strings.Join(args, " "), r)
 	}
-	cmd.Env = append(cmd.Env, env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", llvmBundler, strings.Join(args, " "), err, stderr.String())
-	}
-	return stderr.String()
+	return r.Stderr
 }
 
 // fixture is a set of bundle inputs on disk and LLVM's uncompressed

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"runtime"
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
@@ -31,7 +30,9 @@ type WriterOptions struct {
 	// windows when the input is larger than one.
 	WindowSize int
 	// Concurrency is how many goroutines the zstd encoder may use; 0
-	// means GOMAXPROCS. The output does not depend on it.
+	// means 1. The MD5 of the input already runs on its own goroutine
+	// beside the encoder, and on two cores a second encoder goroutine only
+	// competes with it. The output does not depend on it.
 	Concurrency int
 }
 
@@ -79,7 +80,7 @@ func (o WriterOptions) resolve(size int64) (WriterOptions, error) {
 		return o, fmt.Errorf("%w: concurrency %d", ErrOption, o.Concurrency)
 	}
 	if o.Concurrency == 0 {
-		o.Concurrency = runtime.GOMAXPROCS(0)
+		o.Concurrency = 1
 	}
 	return o, nil
 }

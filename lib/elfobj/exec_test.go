@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // offloadSection is what `offload embed` adds: an OffloadBinary-looking
@@ -26,17 +28,17 @@ func objcopyOffloading(t *testing.T, dir, in, out string) {
 	os.WriteFile(payload, []byte(offloadPayload), 0o644)
 	// --set-section-alignment does not reach sections added in the same run.
 	tmp := out + ".tmp"
-	runTool(t, dir, "llvm-objcopy-22", "--add-section=.llvm.offloading="+payload,
+	llvmtest.Run(t, dir, "llvm-objcopy-22", "--add-section=.llvm.offloading="+payload,
 		"--set-section-flags=.llvm.offloading=readonly,exclude",
 		"--set-section-type=.llvm.offloading=0x6fff4c0b", in, tmp)
-	runTool(t, dir, "llvm-objcopy-22", "--set-section-alignment=.llvm.offloading=8", tmp, out)
+	llvmtest.Run(t, dir, "llvm-objcopy-22", "--set-section-alignment=.llvm.offloading=8", tmp, out)
 }
 
 // TestEmbedOffloadingObjects adds .llvm.offloading to every test object
 // (gcc-made ones included), compares with llvm-objcopy, finds it again by
 // type and removes it.
 func TestEmbedOffloadingObjects(t *testing.T) {
-	needTool(t, "llvm-objcopy-22")
+	llvmtest.Need(t, "llvm-objcopy-22")
 	for _, o := range objects(t) {
 		t.Run(o.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -76,15 +78,13 @@ func TestEmbedOffloadingObjects(t *testing.T) {
 // buildLinked builds an executable and a shared object with gcc.
 func buildLinked(t *testing.T) (dir, exe, so, soUser string) {
 	t.Helper()
-	needTool(t, "gcc")
-	needTool(t, "llvm-objcopy-22")
-	needTool(t, "llvm-readelf-22")
+	llvmtest.Need(t, "gcc", "llvm-objcopy-22", "llvm-readelf-22")
 	dir = t.TempDir()
 	os.WriteFile(filepath.Join(dir, "lib.c"), []byte(libC), 0o644)
 	os.WriteFile(filepath.Join(dir, "main.c"), []byte(mainC), 0o644)
-	runTool(t, dir, "gcc", "-g", "-O1", "main.c", "lib.c", "-o", "app")
-	runTool(t, dir, "gcc", "-g", "-shared", "-fPIC", "lib.c", "-o", "libx.so")
-	runTool(t, dir, "gcc", "main.c", "-L.", "-lx", "-Wl,-rpath,"+dir, "-o", "app-so")
+	llvmtest.Run(t, dir, "gcc", "-g", "-O1", "main.c", "lib.c", "-o", "app")
+	llvmtest.Run(t, dir, "gcc", "-g", "-shared", "-fPIC", "lib.c", "-o", "libx.so")
+	llvmtest.Run(t, dir, "gcc", "main.c", "-L.", "-lx", "-Wl,-rpath,"+dir, "-o", "app-so")
 	return dir, filepath.Join(dir, "app"), filepath.Join(dir, "libx.so"), filepath.Join(dir, "app-so")
 }
 
@@ -176,7 +176,7 @@ func TestExecutableAndSharedObject(t *testing.T) {
 // segmentLines is `llvm-readelf-22 -l` without the unmapped-sections line.
 func segmentLines(t *testing.T, path string) []string {
 	var out []string
-	for _, l := range strings.Split(runTool(t, "", "llvm-readelf-22", "-l", "-W", path), "\n") {
+	for _, l := range strings.Split(llvmtest.Run(t, "", "llvm-readelf-22", "-l", "-W", path), "\n") {
 		if !strings.HasPrefix(strings.TrimSpace(l), "None") {
 			out = append(out, l)
 		}
@@ -193,8 +193,8 @@ func runModified(t *testing.T, target, modified, exe, soUser string) {
 		t.Fatal(err)
 	}
 	if target == exe {
-		runTool(t, "", exe)
+		llvmtest.Run(t, "", exe)
 	} else {
-		runTool(t, "", soUser)
+		llvmtest.Run(t, "", soUser)
 	}
 }

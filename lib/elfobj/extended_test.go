@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // manySections is assembly with more sections than e_shnum can count, and
@@ -25,7 +27,7 @@ func manySections() string {
 // llvm-readelf-22 -h.
 func headerCounts(t *testing.T, path string) string {
 	var out []string
-	for _, l := range strings.Split(runTool(t, "", "llvm-readelf-22", "-h", path), "\n") {
+	for _, l := range strings.Split(llvmtest.Run(t, "", "llvm-readelf-22", "-h", path), "\n") {
 		if strings.Contains(l, "Number of section headers") || strings.Contains(l, "string table index") {
 			out = append(out, strings.Join(strings.Fields(l), " "))
 		}
@@ -40,14 +42,14 @@ func TestExtendedNumbering(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: builds objects with 65k sections")
 	}
-	needTool(t, "llvm-readelf-22")
+	llvmtest.Need(t, "llvm-readelf-22")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "many.s"), []byte(manySections()), 0o644)
 	for _, cc := range []string{"clang-22", "gcc"} {
 		t.Run(cc, func(t *testing.T) {
-			needTool(t, cc)
+			llvmtest.Need(t, cc)
 			orig := filepath.Join(dir, cc+".o")
-			runTool(t, dir, cc, "-c", "many.s", "-o", orig)
+			llvmtest.Run(t, dir, cc, "-c", "many.s", "-o", orig)
 			origSecs := readelfSections(t, orig)
 			n := len(origSecs)
 			o := testObject{name: cc, path: orig}

@@ -10,29 +10,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // Test helpers: building objects with the installed compilers and reading
 // them back with llvm-readelf-22 / GNU readelf as independent oracles.
 
-func needTool(t testing.TB, name string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("SKIPPING ORACLE TEST: %s not on PATH", name)
-	}
-}
-
-// runTool runs a command in dir and returns stdout; it fails the test on
-// error.
-func runTool(t testing.TB, dir, name string, args ...string) string {
-	t.Helper()
-	out, stderr, err := tryTool(dir, name, args...)
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, stderr)
-	}
-	return out
-}
-
+// tryTool runs a command in dir and returns its stdout, its stderr and
+// whether it failed; objects uses it where no test may be failed.
 func tryTool(dir, name string, args ...string) (string, string, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
@@ -124,7 +110,7 @@ func objects(t *testing.T) []testObject {
 		os.WriteFile(filepath.Join(dir, "lib.cc"), []byte(libCXX), 0o644)
 		os.WriteFile(filepath.Join(dir, "main.c"), []byte(mainC), 0o644)
 		for _, r := range objRecipes() {
-			if _, err := exec.LookPath(r.compiler); err != nil {
+			if !llvmtest.Has(r.compiler) {
 				continue
 			}
 			src := "lib.c"
@@ -164,7 +150,7 @@ type secInfo struct {
 // readelfSections parses `llvm-readelf-22 -S -W`.
 func readelfSections(t testing.TB, path string) []secInfo {
 	t.Helper()
-	out := runTool(t, "", "llvm-readelf-22", "-S", "-W", path)
+	out := llvmtest.Run(t, "", "llvm-readelf-22", "-S", "-W", path)
 	var secs []secInfo
 	for _, line := range strings.Split(out, "\n") {
 		l := strings.TrimSpace(line)
@@ -201,7 +187,7 @@ func readelfSections(t testing.TB, path string) []secInfo {
 func normalisedSymbols(t testing.TB, path string) []string {
 	t.Helper()
 	secs := readelfSections(t, path)
-	out := runTool(t, "", "llvm-readelf-22", "-s", "-W", path)
+	out := llvmtest.Run(t, "", "llvm-readelf-22", "-s", "-W", path)
 	var syms []string
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
@@ -232,7 +218,7 @@ func normalisedSymbols(t testing.TB, path string) []string {
 // normalisedRelocs renders `llvm-readelf-22 -r` without section offsets.
 func normalisedRelocs(t testing.TB, path string) []string {
 	t.Helper()
-	out := runTool(t, "", "llvm-readelf-22", "-r", "-W", path)
+	out := llvmtest.Run(t, "", "llvm-readelf-22", "-r", "-W", path)
 	re := regexp.MustCompile(` at offset 0x[0-9a-f]+`)
 	var lines []string
 	for _, line := range strings.Split(out, "\n") {
@@ -244,7 +230,7 @@ func normalisedRelocs(t testing.TB, path string) []string {
 // normalisedGroups renders the section groups by member names.
 func normalisedGroups(t testing.TB, path string) []string {
 	t.Helper()
-	out := runTool(t, "", "llvm-readelf-22", "--section-groups", "-W", path)
+	out := llvmtest.Run(t, "", "llvm-readelf-22", "--section-groups", "-W", path)
 	re := regexp.MustCompile(`\[\s*\d+\]`)
 	var lines []string
 	for _, line := range strings.Split(out, "\n") {
@@ -278,7 +264,7 @@ func checkReadersQuiet(t testing.TB, orig, path string) {
 	}
 	readers := []reader{{"llvm-readelf-22", []string{"-a", "-W"}}, {"readelf", []string{"-a", "-W"}}}
 	for _, r := range readers {
-		if _, err := exec.LookPath(r.name); err != nil {
+		if !llvmtest.Has(r.name) {
 			t.Logf("SKIPPING %s check: not on PATH", r.name)
 			continue
 		}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 const bundlePrefix = "__CLANG_OFFLOAD_BUNDLE__"
@@ -106,8 +108,7 @@ func TestOpenMatchesDebugELF(t *testing.T) {
 // TestAddSectionsMatchesObjcopy adds the bundler's sections and compares
 // with `llvm-objcopy-22 --add-section --set-section-flags=readonly,exclude`.
 func TestAddSectionsMatchesObjcopy(t *testing.T) {
-	needTool(t, "llvm-objcopy-22")
-	needTool(t, "llvm-readelf-22")
+	llvmtest.Need(t, "llvm-objcopy-22", "llvm-readelf-22")
 	for _, o := range objects(t) {
 		t.Run(o.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -120,11 +121,11 @@ func TestAddSectionsMatchesObjcopy(t *testing.T) {
 				args = append(args, "--add-section="+p.name+"="+file, "--set-section-flags="+p.name+"=readonly,exclude")
 			}
 			theirs := filepath.Join(dir, "theirs.o")
-			runTool(t, dir, "llvm-objcopy-22", append(args, o.path, theirs)...)
+			llvmtest.Run(t, dir, "llvm-objcopy-22", append(args, o.path, theirs)...)
 			compareSectionLists(t, readelfSections(t, ours), readelfSections(t, theirs))
 			for i, p := range bundlePayloads() {
 				file := filepath.Join(dir, fmt.Sprint("dump", i))
-				runTool(t, dir, "llvm-objcopy-22", "--dump-section="+p.name+"="+file, ours, filepath.Join(dir, "scratch.o"))
+				llvmtest.Run(t, dir, "llvm-objcopy-22", "--dump-section="+p.name+"="+file, ours, filepath.Join(dir, "scratch.o"))
 				if got, _ := os.ReadFile(file); string(got) != p.data {
 					t.Errorf("section %s: dumped %q, want %q", p.name, got, p.data)
 				}
@@ -187,8 +188,8 @@ func checkLinks(t testing.TB, o testObject, path string) {
 		}
 		for i, l := range linkers {
 			exe := filepath.Join(dir, fmt.Sprintf("exe%d", i))
-			runTool(t, dir, l[0], append(l[1:], "-x", "c", filepath.Join(objDir, "main.c"), "-x", "none", path, "-o", exe)...)
-			runTool(t, dir, exe)
+			llvmtest.Run(t, dir, l[0], append(l[1:], "-x", "c", filepath.Join(objDir, "main.c"), "-x", "none", path, "-o", exe)...)
+			llvmtest.Run(t, dir, exe)
 		}
 		return
 	}
@@ -197,12 +198,12 @@ func checkLinks(t testing.TB, o testObject, path string) {
 		t.Logf("original %s does not link with ld.lld-22 -r; skipping link check", o.name)
 		return
 	}
-	runTool(t, dir, "ld.lld-22", "-r", path, "-o", out)
+	llvmtest.Run(t, dir, "ld.lld-22", "-r", path, "-o", out)
 	if o.target != "" {
 		// A static link with the function as entry resolves every relocation.
 		exe := filepath.Join(dir, "static.exe")
 		if _, _, err := tryTool(dir, "ld.lld-22", "-e", "lib_add", o.path, "-o", exe); err == nil {
-			runTool(t, dir, "ld.lld-22", "-e", "lib_add", path, "-o", exe)
+			llvmtest.Run(t, dir, "ld.lld-22", "-e", "lib_add", path, "-o", exe)
 		}
 	}
 }
@@ -211,8 +212,7 @@ func checkLinks(t testing.TB, o testObject, path string) {
 // llvm-objcopy added) plus a low-numbered section so that every later index
 // shifts, then checks symbols, relocations, groups, readers and linking.
 func TestRemoveSections(t *testing.T) {
-	needTool(t, "llvm-objcopy-22")
-	needTool(t, "llvm-readelf-22")
+	llvmtest.Need(t, "llvm-objcopy-22", "llvm-readelf-22")
 	for _, o := range objects(t) {
 		t.Run(o.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -256,7 +256,7 @@ func checkSameObject(t testing.TB, o testObject, path string) {
 
 // TestRemoveObjcopyAdded strips sections that llvm-objcopy added.
 func TestRemoveObjcopyAdded(t *testing.T) {
-	needTool(t, "llvm-objcopy-22")
+	llvmtest.Need(t, "llvm-objcopy-22")
 	for _, o := range objects(t) {
 		t.Run(o.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -267,7 +267,7 @@ func TestRemoveObjcopyAdded(t *testing.T) {
 				args = append(args, "--add-section="+p.name+"="+file, "--set-section-flags="+p.name+"=readonly,exclude")
 			}
 			theirs := filepath.Join(dir, "theirs.o")
-			runTool(t, dir, "llvm-objcopy-22", append(args, o.path, theirs)...)
+			llvmtest.Run(t, dir, "llvm-objcopy-22", append(args, o.path, theirs)...)
 			stripped := filepath.Join(dir, "stripped.o")
 			if err := removeFile(t, theirs, stripped, isBundle); err != nil {
 				t.Fatal(err)
@@ -281,7 +281,7 @@ func TestRemoveObjcopyAdded(t *testing.T) {
 // TestBundlerObject reads and strips what clang-offload-bundler-22 -type=o
 // writes, and compares with the bundler's own host output.
 func TestBundlerObject(t *testing.T) {
-	needTool(t, "clang-offload-bundler-22")
+	llvmtest.Need(t, "clang-offload-bundler-22")
 	for _, o := range objects(t) {
 		if !o.native {
 			continue
@@ -293,7 +293,7 @@ func TestBundlerObject(t *testing.T) {
 			os.WriteFile(dev, []byte(devData), 0o644)
 			fat := filepath.Join(dir, "fat.o")
 			targets := "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906:xnack+"
-			runTool(t, dir, "clang-offload-bundler-22", "-type=o", targets, "-input="+o.path, "-input="+dev, "-output="+fat)
+			llvmtest.Run(t, dir, "clang-offload-bundler-22", "-type=o", targets, "-input="+o.path, "-input="+dev, "-output="+fat)
 
 			b, _ := os.ReadFile(fat)
 			f, err := Open(bytes.NewReader(b), int64(len(b)))
@@ -321,7 +321,7 @@ func TestBundlerObject(t *testing.T) {
 			}
 			hostOut := filepath.Join(dir, "host-unbundled.o")
 			devOut := filepath.Join(dir, "dev-unbundled.bin")
-			runTool(t, dir, "clang-offload-bundler-22", "-unbundle", "-type=o", targets, "-input="+fat,
+			llvmtest.Run(t, dir, "clang-offload-bundler-22", "-unbundle", "-type=o", targets, "-input="+fat,
 				"-output="+hostOut, "-output="+devOut)
 			compareSectionLists(t, readelfSections(t, stripped), readelfSections(t, hostOut))
 			compareSectionLists(t, readelfSections(t, stripped), readelfSections(t, o.path))
@@ -333,11 +333,11 @@ func TestBundlerObject(t *testing.T) {
 // TestArchiveSymbolsMatchLLVMAr compares ArchiveSymbols with the symbol
 // table llvm-ar-22 writes for a one-member archive of each object.
 func TestArchiveSymbolsMatchLLVMAr(t *testing.T) {
-	needTool(t, "llvm-ar-22")
+	llvmtest.Need(t, "llvm-ar-22")
 	for _, o := range objects(t) {
 		t.Run(o.name, func(t *testing.T) {
 			a := filepath.Join(t.TempDir(), "x.a")
-			runTool(t, "", "llvm-ar-22", "rcD", a, o.path)
+			llvmtest.Run(t, "", "llvm-ar-22", "rcD", a, o.path)
 			ar, _ := os.ReadFile(a)
 			// "!<arch>\n", then the "/" member: 60-byte header, big-endian
 			// count, one offset per symbol, NUL-terminated names.

@@ -3,32 +3,13 @@ package extract
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
-
-func tool(t testing.TB, name string) string {
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("SKIP: %s not found on PATH; install Debian's LLVM 22 (scripts/install-deps.sh) to run this cross-check", name)
-	}
-	return p
-}
-
-func run(t testing.TB, dir, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(tool(t, name), args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, errb.String())
-	}
-	return out.String()
-}
 
 const hipSource = `#define __device__ __attribute__((device))
 extern "C" __device__ float twice(float x) { return 2 * x; }
@@ -48,7 +29,7 @@ func hipObject(t *testing.T, dir string, newDriver bool) string {
 	for _, a := range archs {
 		args = append(args, "--offload-arch="+a)
 	}
-	run(t, dir, "clang++-22", args...)
+	llvmtest.Run(t, dir, "clang++-22", args...)
 	return filepath.Join(dir, "k.o")
 }
 
@@ -87,11 +68,11 @@ func TestConvertBundleToOffloadBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Close()
-	run(t, dir, "llvm-objcopy-22", "--dump-section=.hip_fatbin=fatbin", obj)
+	llvmtest.Run(t, dir, "llvm-objcopy-22", "--dump-section=.hip_fatbin=fatbin", obj)
 	for _, a := range archs {
 		id := "hipv4-amdgcn-amd-amdhsa--" + a
-		run(t, dir, "clang-offload-bundler-22", "-type=o", "-unbundle", "-input=fatbin", "-targets="+id, "-output=want")
-		run(t, dir, "llvm-offload-binary-22", "k.offbin", "--image=file=got,triple=amdgcn-amd-amdhsa,arch="+a+",kind=hip")
+		llvmtest.Run(t, dir, "clang-offload-bundler-22", "-type=o", "-unbundle", "-input=fatbin", "-targets="+id, "-output=want")
+		llvmtest.Run(t, dir, "llvm-offload-binary-22", "k.offbin", "--image=file=got,triple=amdgcn-amd-amdhsa,arch="+a+",kind=hip")
 		if !bytes.Equal(read(t, filepath.Join(dir, "want")), read(t, filepath.Join(dir, "got"))) {
 			t.Errorf("%s: image differs from the bundle entry", a)
 		}
@@ -114,15 +95,15 @@ func TestConvertOffloadBinaryToBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Close()
-	list := strings.Fields(run(t, dir, "clang-offload-bundler-22", "-type=o", "-list", "-input=k.hipfb"))
+	list := strings.Fields(llvmtest.Run(t, dir, "clang-offload-bundler-22", "-type=o", "-list", "-input=k.hipfb"))
 	sort.Strings(list)
 	want := []string{"hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"}
 	if strings.Join(list, ",") != strings.Join(want, ",") {
 		t.Fatalf("LLVM lists %v, want %v", list, want)
 	}
 	for _, a := range archs {
-		run(t, dir, "clang-offload-bundler-22", "-type=o", "-unbundle", "-input=k.hipfb", "-targets=hipv4-amdgcn-amd-amdhsa--"+a, "-output=got")
-		run(t, dir, "llvm-offload-binary-22", "k.o", "--image=file=want,triple=amdgcn-amd-amdhsa,arch="+a)
+		llvmtest.Run(t, dir, "clang-offload-bundler-22", "-type=o", "-unbundle", "-input=k.hipfb", "-targets=hipv4-amdgcn-amd-amdhsa--"+a, "-output=got")
+		llvmtest.Run(t, dir, "llvm-offload-binary-22", "k.o", "--image=file=want,triple=amdgcn-amd-amdhsa,arch="+a)
 		if !bytes.Equal(read(t, filepath.Join(dir, "want")), read(t, filepath.Join(dir, "got"))) {
 			t.Errorf("%s: bundle entry differs from the packaged image", a)
 		}
@@ -195,12 +176,12 @@ func TestToArchiveReadableByLLVM(t *testing.T) {
 	if err := ToArchive(filepath.Join(dir, "dev.a"), "k", ims); err != nil {
 		t.Fatal(err)
 	}
-	members := strings.Fields(run(t, dir, "llvm-ar-22", "t", "dev.a"))
+	members := strings.Fields(llvmtest.Run(t, dir, "llvm-ar-22", "t", "dev.a"))
 	if len(members) != len(archs) {
 		t.Fatalf("llvm-ar lists %v", members)
 	}
 	for i, m := range members {
-		got := run(t, dir, "llvm-ar-22", "p", "dev.a", m)
+		got := llvmtest.Run(t, dir, "llvm-ar-22", "p", "dev.a", m)
 		want := new(bytes.Buffer)
 		want.ReadFrom(ims[i].Open())
 		if got != want.String() {

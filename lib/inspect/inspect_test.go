@@ -4,33 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
-
-// tool returns the path of an LLVM tool or skips the test loudly.
-func tool(t testing.TB, name string) string {
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("SKIP: %s not found on PATH; install Debian's LLVM 22 (scripts/install-deps.sh) to run this cross-check", name)
-	}
-	return p
-}
-
-func run(t testing.TB, dir string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(tool(t, name), args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, errb.String())
-	}
-	return out.String()
-}
 
 const hipSource = `#define __device__ __attribute__((device))
 extern "C" __device__ float twice(float x) { return 2 * x; }
@@ -44,7 +24,7 @@ func hipObject(t *testing.T, dir string, extra ...string) string {
 	}
 	args := append([]string{"-cuid=fixed", "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+",
 		"--offload-arch=gfx1100", "-nogpuinc", "-nogpulib", "-c", "k.hip", "-o", "k.o"}, extra...)
-	run(t, dir, "clang++-22", args...)
+	llvmtest.Run(t, dir, "clang++-22", args...)
 	return filepath.Join(dir, "k.o")
 }
 
@@ -67,7 +47,7 @@ func entryIDs(n *Node) []string {
 
 // llvmList runs clang-offload-bundler-22 -list and sorts its answer.
 func llvmList(t *testing.T, dir, file, typ string) []string {
-	out := run(t, dir, "clang-offload-bundler-22", "-type="+typ, "-list", "-input="+file)
+	out := llvmtest.Run(t, dir, "clang-offload-bundler-22", "-type="+typ, "-list", "-input="+file)
 	ids := strings.Fields(out)
 	sort.Strings(ids)
 	return ids
@@ -92,7 +72,7 @@ func TestHIPObjectAgainstLLVM(t *testing.T) {
 		obj := hipObject(t, dir, extra...)
 		// The .hip_fatbin section holds the bundle LLVM made; extract it
 		// with objcopy and let LLVM list it.
-		run(t, dir, "llvm-objcopy-22", "--dump-section=.hip_fatbin=fatbin", obj)
+		llvmtest.Run(t, dir, "llvm-objcopy-22", "--dump-section=.hip_fatbin=fatbin", obj)
 		want := llvmList(t, dir, "fatbin", "o")
 		n := inspectFile(t, obj)
 		if n.Failed() {
@@ -111,7 +91,7 @@ func TestCompressedHashMismatch(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "h"), []byte("HOSTDATA"), 0o644)
 	os.WriteFile(filepath.Join(dir, "d"), bytes.Repeat([]byte("DEVICE"), 100), 0o644)
-	run(t, dir, "clang-offload-bundler-22", "-type=bc", "-compress",
+	llvmtest.Run(t, dir, "clang-offload-bundler-22", "-type=bc", "-compress",
 		"-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906",
 		"-input=h", "-input=d", "-output=b.ccob")
 	data, _ := os.ReadFile(filepath.Join(dir, "b.ccob"))
@@ -130,7 +110,7 @@ func TestOffloadBinaryAgainstLLVM(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.o"), []byte("AAAA"), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.bc"), []byte("BC\xc0\xde-not-really"), 0o644)
-	run(t, dir, "llvm-offload-binary-22", "-o", "p.bin",
+	llvmtest.Run(t, dir, "llvm-offload-binary-22", "-o", "p.bin",
 		"--image=file=a.o,triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=hip",
 		"--image=file=b.bc,triple=nvptx64-nvidia-cuda,arch=sm_90,kind=openmp")
 	n := inspectFile(t, filepath.Join(dir, "p.bin"))
@@ -152,10 +132,10 @@ func TestOffloadBinaryAgainstLLVM(t *testing.T) {
 func TestNewDriverObjectInArchive(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "k.hip"), []byte(hipSource), 0o644)
-	run(t, dir, "clang++-22", "-cuid=fixed", "-x", "hip", "--offload-new-driver", "-fgpu-rdc", "--offload-arch=gfx906",
+	llvmtest.Run(t, dir, "clang++-22", "-cuid=fixed", "-x", "hip", "--offload-new-driver", "-fgpu-rdc", "--offload-arch=gfx906",
 		"--offload-arch=gfx1100", "-nogpuinc", "-nogpulib", "-c", "k.hip", "-o", "k.o")
-	run(t, dir, "llvm-ar-22", "rc", "lib.a", "k.o")
-	objdump := run(t, dir, "llvm-objdump-22", "--offloading", "k.o")
+	llvmtest.Run(t, dir, "llvm-ar-22", "rc", "lib.a", "k.o")
+	objdump := llvmtest.Run(t, dir, "llvm-objdump-22", "--offloading", "k.o")
 	n := inspectFile(t, filepath.Join(dir, "lib.a"))
 	s := dump(n)
 	if n.Format != "archive" || n.Failed() {
@@ -175,7 +155,7 @@ func TestTruncatedBundleSaysWhere(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "h"), []byte("HOSTDATA"), 0o644)
 	os.WriteFile(filepath.Join(dir, "d"), []byte("DEV1"), 0o644)
-	run(t, dir, "clang-offload-bundler-22", "-type=bc",
+	llvmtest.Run(t, dir, "clang-offload-bundler-22", "-type=bc",
 		"-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906",
 		"-input=h", "-input=d", "-output=b.bc")
 	data, _ := os.ReadFile(filepath.Join(dir, "b.bc"))

@@ -15,16 +15,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
 func needTool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("SKIPPING LLVM CROSS-CHECK: %s not on PATH", name)
-	}
-	return p
+	return llvmtest.Tool(t, name)
 }
 
 type toolResult struct {

@@ -89,15 +89,49 @@ func isBitcode(b []byte) bool {
 // Package writes one version 1 OffloadBinary per source, back to back, as
 // llvm-offload-binary-22 -o does. It returns the number of bytes written.
 func Package(w io.Writer, sources []Source) (int64, error) {
-	var total int64
-	for _, s := range sources {
+	return PackageFormat(w, sources, Format{})
+}
+
+// Format is the OffloadBinary format PackageFormat writes.
+type Format struct {
+	// Version 1 (or 0) is LLVM 22's: one binary per source. Versions 2 and
+	// 3 are LLVM main's: one binary holding every source, as its
+	// llvm-offload-binary writes it (PR #197456); LLVM 22 cannot read them.
+	Version uint32
+	// Compression compresses a version 3 binary.
+	Compression offloadbin.Compression
+}
+
+// PackageFormat is Package for any format version. With no sources it
+// writes nothing, whatever the version.
+func PackageFormat(w io.Writer, sources []Source, f Format) (int64, error) {
+	entries := make([]offloadbin.Entry, len(sources))
+	for i, s := range sources {
 		var head [4]byte
 		n, err := s.Data.ReadAt(head[:min(int64(len(head)), s.Size)], 0)
 		if err != nil && err != io.EOF {
-			return total, err
+			return 0, err
 		}
 		kind := DetectImageKind(s.File, head[:n])
-		m, err := offloadbin.Write(w, kind, s.OffloadKind, 0, s.Strings, io.NewSectionReader(s.Data, 0, s.Size), s.Size)
+		// LLVM main also names .spv images, which LLVM 22 does not.
+		if f.Version >= 2 && kind == offloadbin.ImageNone && llvmExtension(s.File) == ".spv" {
+			kind = offloadbin.ImageSPIRV
+		}
+		entries[i] = offloadbin.Entry{ImageKind: kind, OffloadKind: s.OffloadKind, Strings: s.Strings,
+			Image: io.NewSectionReader(s.Data, 0, s.Size), Size: s.Size}
+	}
+	if f.Version > 1 {
+		if len(entries) == 0 {
+			return 0, nil
+		}
+		return offloadbin.WriteEntries(w, f.Version, entries, f.Compression)
+	}
+	if f.Compression != offloadbin.NoCompression {
+		return 0, errors.New("packager: only format version 3 can be compressed")
+	}
+	var total int64
+	for _, e := range entries {
+		m, err := offloadbin.WriteEntries(w, 1, []offloadbin.Entry{e}, offloadbin.NoCompression)
 		total += m
 		if err != nil {
 			return total, err

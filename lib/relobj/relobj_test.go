@@ -6,10 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // sample builds an x86-64 object exercising every feature: code with a
@@ -149,30 +150,10 @@ func TestReadBackWithDebugELF(t *testing.T) {
 	}
 }
 
-func need(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("SKIP (loud): %s is not on PATH; this check needs it", tool)
-		}
-	}
-}
-
-func run(t *testing.T, dir, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 // TestLinksAndRuns links the sample with a C main through gcc and runs it:
 // the linker resolves the call and the data pointer.
 func TestLinksAndRuns(t *testing.T) {
-	need(t, "gcc")
+	llvmtest.Need(t, "gcc")
 	dir := t.TempDir()
 	f := sample(t)
 	os.WriteFile(filepath.Join(dir, "s.o"), write(t, f), 0o644)
@@ -181,8 +162,8 @@ extern int answer(void); extern int twice(void); extern const char *msg_ptr;
 int ext(void) { return 7; }
 int main(void) { printf("%d %d %s\n", answer(), twice(), msg_ptr); return 0; }
 `), 0o644)
-	run(t, dir, "gcc", "-o", "m", "m.c", "s.o")
-	if got := run(t, dir, "./m"); got != "42 7 hello\n" {
+	llvmtest.Run(t, dir, "gcc", "-o", "m", "m.c", "s.o")
+	if got := llvmtest.Run(t, dir, "./m"); got != "42 7 hello\n" {
 		t.Fatalf("program printed %q, want %q", got, "42 7 hello\n")
 	}
 }
@@ -190,7 +171,7 @@ int main(void) { printf("%d %d %s\n", answer(), twice(), msg_ptr); return 0; }
 // TestAArch64LinksWithLLD links an AArch64 object into a shared object and
 // checks that the data pointer became a relative relocation to hello.
 func TestAArch64LinksWithLLD(t *testing.T) {
-	need(t, "ld.lld-22")
+	llvmtest.Need(t, "ld.lld-22")
 	f, _ := New(elf.EM_AARCH64)
 	text := f.AddSection(".text", elf.SHT_PROGBITS, elf.SHF_ALLOC|elf.SHF_EXECINSTR, 4)
 	text.Write([]byte{0, 0, 0, 0x94, 0xc0, 0x03, 0x5f, 0xd6}) // bl ext; ret
@@ -205,7 +186,7 @@ func TestAArch64LinksWithLLD(t *testing.T) {
 	data.AddReloc(0, hello, uint32(elf.R_AARCH64_ABS64), 1)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.o"), write(t, f), 0o644)
-	run(t, dir, "ld.lld-22", "-shared", "-o", "a.so", "a.o")
+	llvmtest.Run(t, dir, "ld.lld-22", "-shared", "-o", "a.so", "a.o")
 	so, err := elf.Open(filepath.Join(dir, "a.so"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,19 +1,16 @@
 package targetid
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // These tests use LLVM 22's clang-offload-bundler as the oracle. They build
@@ -30,35 +27,16 @@ var oracleSeed = flag.Uint64("oracleseed", 0, "offset for the oracle tests' rand
 // fillerHost satisfies the bundler's "exactly one host" rule.
 const fillerHost = "host-x86_64-unknown-linux-gnu"
 
-func needBundler(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath(bundlerTool)
-	if err != nil {
-		t.Skip("*** " + bundlerTool + " not on PATH: LLVM oracle test SKIPPED ***")
-	}
-	return p
-}
-
 // runTool runs a tool and returns stdout, the stderr text after "error: "
 // (or all of stderr), and whether it exited 0.
 func runTool(t *testing.T, dir, tool string, args ...string) (stdout, errText string, ok bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, tool, args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) {
-		t.Fatalf("%s %q: %v", tool, args, err)
-	}
-	msg := strings.TrimSpace(errb.String())
+	r := llvmtest.RunResult(t, dir, nil, tool, args...)
+	msg := strings.TrimSpace(r.Stderr)
 	if _, after, found := strings.Cut(msg, "error: "); found {
 		msg = after
 	}
-	return out.String(), msg, err == nil
+	return r.Stdout, msg, r.Code == 0
 }
 
 // bundleArgs builds "-targets=... -input=d ..." for ids, with d a file in dir.
@@ -128,7 +106,7 @@ func pack(ids []EntryID, max int) [][]string {
 // misjudges one, the batch fails and the comparison reports it.
 func askLLVM(t *testing.T, raws []string) map[string]oracleResult {
 	t.Helper()
-	tool := needBundler(t)
+	tool := llvmtest.Tool(t, bundlerTool)
 	dir := oracleDir(t)
 	res := map[string]oracleResult{}
 	var valid []EntryID
@@ -266,7 +244,7 @@ func boundedSample(raws []string) (ids []string, bad int) {
 var formatErrorIDs = []string{"hip-amdgcn-amd-amdhsa", "host", "a-b-c-d", "hip-amdgcn-amd"}
 
 func TestLLVMOracleEntryIDs(t *testing.T) {
-	needBundler(t)
+	llvmtest.Need(t, bundlerTool)
 	raws := uniqueIDs(newIDGen(*oracleSeed+1), 400)
 	ids, bad := boundedSample(raws)
 	ids = append(ids, formatErrorIDs...)
@@ -303,7 +281,7 @@ func checkAgainstLLVM(t *testing.T, ids []string, llvm map[string]oracleResult) 
 
 // The same IDs in a binary bundle (-type=bc) list the same set.
 func TestLLVMOracleBinaryList(t *testing.T) {
-	tool := needBundler(t)
+	tool := llvmtest.Tool(t, bundlerTool)
 	dir := oracleDir(t)
 	var valid []EntryID
 	for _, s := range uniqueIDs(newIDGen(*oracleSeed+2), 120) {
@@ -387,7 +365,7 @@ func writeTextBundle(t *testing.T, path string, ids []string) {
 // Unbundling picks the first entry, in file order, compatible with the
 // request; the payload that comes out tells which one LLVM chose.
 func TestLLVMOracleCompatible(t *testing.T) {
-	tool := needBundler(t)
+	tool := llvmtest.Tool(t, bundlerTool)
 	dir := t.TempDir()
 	g := newIDGen(*oracleSeed + 3)
 	matched, missed := 0, 0
@@ -448,7 +426,7 @@ func TestLLVMOracleCompatible(t *testing.T) {
 
 // Bundling conflicting target IDs fails naming the pair BundleConflict finds.
 func TestLLVMOracleConflict(t *testing.T) {
-	tool := needBundler(t)
+	tool := llvmtest.Tool(t, bundlerTool)
 	dir := oracleDir(t)
 	g := newIDGen(*oracleSeed + 4)
 	names := []string{"xnack", "sramecc", "a", "b"}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // testdata/vectors.json holds LLVM 22's answers for reuse by other parsers
@@ -113,7 +115,7 @@ func vectorTargetIDs() []string {
 }
 
 func writeVectors(t *testing.T) {
-	needBundler(t)
+	llvmtest.Need(t, bundlerTool)
 	clang, err := exec.LookPath("clang-22")
 	if err != nil {
 		t.Fatal("-update needs clang-22 on PATH")

@@ -6,12 +6,11 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 	"github.com/rules-offload/rules_offload/lib/relobj"
 )
 
@@ -91,33 +90,11 @@ func fileImage(t testing.TB, dir, name string, b []byte) Image {
 	return im
 }
 
-func need(t testing.TB, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("SKIP (loud): %s is not on PATH; this check needs it (see scripts/install-deps.sh)", tool)
-		}
-	}
-}
-
 func needX86Linux(t testing.TB) {
 	t.Helper()
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skipf("SKIP (loud): runs x86-64 Linux programs; host is %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
-}
-
-func has(tool string) bool { _, err := exec.LookPath(tool); return err == nil }
-
-func run(t testing.TB, dir, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }
 
 // emitters maps each form to its function.
@@ -154,18 +131,18 @@ func buildForms(t *testing.T, dir, tag string, imgs []Image, o Options) map[stri
 	write(tag+".s", emit(t, "s", imgs, o))
 	write(tag+".c", emit(t, "c", imgs, o))
 	write(tag+".ll", emit(t, "ll", imgs, o))
-	if has("as") {
-		run(t, dir, "as", "-o", tag+"-s-as.o", tag+".s")
+	if llvmtest.Has("as") {
+		llvmtest.Run(t, dir, "as", "-o", tag+"-s-as.o", tag+".s")
 		objs["s/as"] = tag + "-s-as.o"
 	}
-	if has("gcc") {
-		run(t, dir, "gcc", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-o", tag+"-c-gcc.o", tag+".c")
+	if llvmtest.Has("gcc") {
+		llvmtest.Run(t, dir, "gcc", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-o", tag+"-c-gcc.o", tag+".c")
 		objs["c/gcc"] = tag + "-c-gcc.o"
 	}
-	if has("clang-22") {
-		run(t, dir, "clang-22", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-o", tag+"-c-clang.o", tag+".c")
+	if llvmtest.Has("clang-22") {
+		llvmtest.Run(t, dir, "clang-22", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-o", tag+"-c-clang.o", tag+".c")
 		objs["c/clang-22"] = tag + "-c-clang.o"
-		run(t, dir, "clang-22", "-c", "-x", "ir", "-o", tag+"-ll-clang.o", tag+".ll")
+		llvmtest.Run(t, dir, "clang-22", "-c", "-x", "ir", "-o", tag+"-ll-clang.o", tag+".ll")
 		objs["ll/clang-22"] = tag + "-ll-clang.o"
 	}
 	return objs

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // Checks against LLVM 22 and the system assemblers and linkers.
@@ -16,7 +18,7 @@ import (
 // both are put through llvm-dis-22 (ours after llvm-as-22) and must be
 // identical except for the ModuleID comment.
 func TestLLMatchesLLVM(t *testing.T) {
-	need(t, "llvm-offload-wrapper-22", "llvm-as-22", "llvm-dis-22")
+	llvmtest.Need(t, "llvm-offload-wrapper-22", "llvm-as-22", "llvm-dis-22")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "ob.bin"), offloadBinaryVector(), 0o644)
 	os.WriteFile(filepath.Join(dir, "raw.o"), elfFixture(t), 0o644)
@@ -36,16 +38,16 @@ func TestLLMatchesLLVM(t *testing.T) {
 		for _, triple := range []string{"x86_64-pc-linux-gnu", "aarch64-unknown-linux-gnu"} {
 			name := fmt.Sprintf("%v-%s-%s", c.kind, strings.Join(c.inputs, "+"), triple)
 			args := append([]string{"--kind=" + c.kind.String(), "--triple=" + triple, "-o", "ref.bc"}, c.inputs...)
-			run(t, dir, "llvm-offload-wrapper-22", args...)
-			run(t, dir, "llvm-dis-22", "ref.bc", "-o", "ref.ll")
+			llvmtest.Run(t, dir, "llvm-offload-wrapper-22", args...)
+			llvmtest.Run(t, dir, "llvm-dis-22", "ref.bc", "-o", "ref.ll")
 			var imgs []Image
 			for _, in := range c.inputs {
 				b, _ := os.ReadFile(filepath.Join(dir, in))
 				imgs = append(imgs, memImage(b))
 			}
 			os.WriteFile(filepath.Join(dir, "my.ll"), emit(t, "ll", imgs, Options{Kind: c.kind, Triple: triple}), 0o644)
-			run(t, dir, "llvm-as-22", "my.ll", "-o", "my.bc")
-			run(t, dir, "llvm-dis-22", "my.bc", "-o", "my2.ll")
+			llvmtest.Run(t, dir, "llvm-as-22", "my.ll", "-o", "my.bc")
+			llvmtest.Run(t, dir, "llvm-dis-22", "my.bc", "-o", "my2.ll")
 			if d := diffAfterModuleID(t, filepath.Join(dir, "ref.ll"), filepath.Join(dir, "my2.ll")); d != "" {
 				t.Errorf("%s: IR differs from llvm-offload-wrapper-22's: %s", name, d)
 			}
@@ -157,7 +159,7 @@ func compareSummaries(t *testing.T, name string, want, got objSummary) {
 // AArch64) and GNU as (x86-64) and requires the object EmitObj writes:
 // same sections and bytes, symbols and relocations.
 func TestAsmAssemblesToObj(t *testing.T) {
-	need(t, "clang-22")
+	llvmtest.Need(t, "clang-22")
 	dir := t.TempDir()
 	for i, tc := range matrix(t) {
 		for _, withPath := range []bool{false, true} {
@@ -176,10 +178,10 @@ func TestAsmAssemblesToObj(t *testing.T) {
 			for _, s := range ours.sections {
 				keep[strings.Fields(s)[0]] = true
 			}
-			run(t, dir, "clang-22", "--target="+tc.o.Triple, "-c", base+".s", "-o", base+"-clang.o")
+			llvmtest.Run(t, dir, "clang-22", "--target="+tc.o.Triple, "-c", base+".s", "-o", base+"-clang.o")
 			compareSummaries(t, tc.name+"/clang-22", summarize(t, base+"-clang.o", keep), ours)
-			if strings.HasPrefix(tc.o.Triple, "x86_64") && has("as") {
-				run(t, dir, "as", base+".s", "-o", base+"-as.o")
+			if strings.HasPrefix(tc.o.Triple, "x86_64") && llvmtest.Has("as") {
+				llvmtest.Run(t, dir, "as", base+".s", "-o", base+"-as.o")
 				compareSummaries(t, tc.name+"/as", summarize(t, base+"-as.o", keep), ours)
 			}
 		}
@@ -191,15 +193,15 @@ func TestAsmAssemblesToObj(t *testing.T) {
 // the dummy entry and accepts every relocation; llvm-objdump-22 then finds
 // the OffloadBinary in the library's allocated .llvm.offloading section.
 func TestObjectsLink(t *testing.T) {
-	need(t, "ld.lld-22")
+	llvmtest.Need(t, "ld.lld-22")
 	dir := t.TempDir()
 	for i, tc := range matrix(t) {
 		obj := filepath.Join(dir, fmt.Sprintf("m%d.o", i))
 		so := filepath.Join(dir, fmt.Sprintf("m%d.so", i))
 		os.WriteFile(obj, emit(t, "obj", tc.imgs, tc.o), 0o644)
-		run(t, dir, "ld.lld-22", "-shared", "-o", so, obj)
-		if strings.HasPrefix(tc.o.Triple, "x86_64") && has("gcc") {
-			run(t, dir, "gcc", "-shared", "-o", so+".gcc", obj)
+		llvmtest.Run(t, dir, "ld.lld-22", "-shared", "-o", so, obj)
+		if strings.HasPrefix(tc.o.Triple, "x86_64") && llvmtest.Has("gcc") {
+			llvmtest.Run(t, dir, "gcc", "-shared", "-o", so+".gcc", obj)
 		}
 		f, err := elf.Open(so)
 		if err != nil {
@@ -220,12 +222,12 @@ func TestObjectsLink(t *testing.T) {
 	}
 	// llvm-objdump reads .llvm.offloading as back-to-back OffloadBinaries, so
 	// only images that all are OffloadBinaries can be listed.
-	if has("llvm-objdump-22") {
+	if llvmtest.Has("llvm-objdump-22") {
 		ob := memImage(offloadBinaryVector())
 		os.WriteFile(filepath.Join(dir, "ob.o"), emit(t, "obj", []Image{ob, ob}, Options{Kind: OpenMP}), 0o644)
-		run(t, dir, "ld.lld-22", "-shared", "-o", "ob.so", "ob.o")
+		llvmtest.Run(t, dir, "ld.lld-22", "-shared", "-o", "ob.so", "ob.o")
 		for _, file := range []string{"ob.o", "ob.so"} {
-			out := run(t, dir, "llvm-objdump-22", "--offloading", file)
+			out := llvmtest.Run(t, dir, "llvm-objdump-22", "--offloading", file)
 			if strings.Count(out, "arch            gfx906") != 2 || strings.Count(out, "producer        openmp") != 2 {
 				t.Errorf("%s: llvm-objdump-22 --offloading does not list both images:\n%s", file, out)
 			}
@@ -236,7 +238,7 @@ func TestObjectsLink(t *testing.T) {
 // TestCompilesWithEveryCompiler compiles the C form with gcc and clang-22
 // (-Wall -Wextra -Werror) and the legacy IR with clang-16 and clang-22.
 func TestCompilesWithEveryCompiler(t *testing.T) {
-	need(t, "clang-22")
+	llvmtest.Need(t, "clang-22")
 	dir := t.TempDir()
 	for i, tc := range matrix(t) {
 		base := filepath.Join(dir, fmt.Sprintf("m%d", i))
@@ -246,13 +248,13 @@ func TestCompilesWithEveryCompiler(t *testing.T) {
 		if !strings.HasPrefix(tc.o.Triple, "x86_64") {
 			flags = append(flags, "-ffreestanding")
 		}
-		run(t, dir, "clang-22", append(flags, base+".c", "-o", base+"-c.o")...)
-		run(t, dir, "clang-22", "-c", "--target="+tc.o.Triple, "-x", "ir", base+".ll", "-o", base+"-ll.o")
-		if strings.HasPrefix(tc.o.Triple, "x86_64") && has("gcc") {
-			run(t, dir, "gcc", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-std=gnu99", base+".c", "-o", base+"-gcc.o")
+		llvmtest.Run(t, dir, "clang-22", append(flags, base+".c", "-o", base+"-c.o")...)
+		llvmtest.Run(t, dir, "clang-22", "-c", "--target="+tc.o.Triple, "-x", "ir", base+".ll", "-o", base+"-ll.o")
+		if strings.HasPrefix(tc.o.Triple, "x86_64") && llvmtest.Has("gcc") {
+			llvmtest.Run(t, dir, "gcc", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-std=gnu99", base+".c", "-o", base+"-gcc.o")
 		}
-		if tc.o.ABI == Legacy && has("clang-16") {
-			run(t, dir, "clang-16", "-c", "--target="+tc.o.Triple, "-x", "ir", base+".ll", "-o", base+"-ll16.o")
+		if tc.o.ABI == Legacy && llvmtest.Has("clang-16") {
+			llvmtest.Run(t, dir, "clang-16", "-c", "--target="+tc.o.Triple, "-x", "ir", base+".ll", "-o", base+"-ll16.o")
 		}
 	}
 }
@@ -261,15 +263,15 @@ func TestCompilesWithEveryCompiler(t *testing.T) {
 // object and compares which named symbols live in which sections, with
 // which flags (LLVM20 ABI).
 func TestSectionsMatchClangOutput(t *testing.T) {
-	need(t, "llvm-offload-wrapper-22", "clang-22")
+	llvmtest.Need(t, "llvm-offload-wrapper-22", "clang-22")
 	dir := t.TempDir()
 	for _, c := range []struct {
 		kind Kind
 		in   []byte
 	}{{OpenMP, offloadBinaryVector()}, {CUDA, fatbinFixture()}, {HIP, bundleVector()}} {
 		os.WriteFile(filepath.Join(dir, "in.bin"), c.in, 0o644)
-		run(t, dir, "llvm-offload-wrapper-22", "--kind="+c.kind.String(), "-o", "ref.bc", "in.bin")
-		run(t, dir, "clang-22", "-c", "ref.bc", "-o", "ref.o")
+		llvmtest.Run(t, dir, "llvm-offload-wrapper-22", "--kind="+c.kind.String(), "-o", "ref.bc", "in.bin")
+		llvmtest.Run(t, dir, "clang-22", "-c", "ref.bc", "-o", "ref.o")
 		os.WriteFile(filepath.Join(dir, "my.o"), emit(t, "obj", []Image{memImage(c.in)}, Options{Kind: c.kind}), 0o644)
 		want, got := placement(t, filepath.Join(dir, "ref.o")), placement(t, filepath.Join(dir, "my.o"))
 		if strings.Join(want, "\n") != strings.Join(got, "\n") {

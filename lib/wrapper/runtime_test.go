@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // Runtime checks: the registration code runs against stub runtimes that
@@ -114,8 +116,8 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // runLinked links objs with gcc and returns what the program prints.
 func runLinked(t *testing.T, dir, exe string, objs ...string) string {
 	t.Helper()
-	run(t, dir, "gcc", append([]string{"-o", exe}, objs...)...)
-	return run(t, dir, "./"+exe)
+	llvmtest.Run(t, dir, "gcc", append([]string{"-o", exe}, objs...)...)
+	return llvmtest.Run(t, dir, "./"+exe)
 }
 
 // TestFatbinRuntimeMatchesLLVM runs CUDA and HIP registration (LLVM20 ABI)
@@ -124,20 +126,20 @@ func runLinked(t *testing.T, dir, exe string, objs ...string) string {
 // form of ours must make the same calls in the same order.
 func TestFatbinRuntimeMatchesLLVM(t *testing.T) {
 	needX86Linux(t)
-	need(t, "gcc", "clang-22", "llvm-offload-wrapper-22")
+	llvmtest.Need(t, "gcc", "clang-22", "llvm-offload-wrapper-22")
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"rt.c": stubFatbinRuntime, "entries.c": entriesLLVM20, "dev.cu": deviceSource})
-	run(t, dir, "gcc", "-c", "rt.c", "entries.c")
+	llvmtest.Run(t, dir, "gcc", "-c", "rt.c", "entries.c")
 	for _, c := range []struct {
 		kind Kind
 		in   []byte
 	}{{CUDA, fatbinFixture()}, {HIP, bundleVector()}} {
 		k := c.kind.String()
-		run(t, dir, "clang-22", "-x", k, "--offload-new-driver", "-fgpu-rdc", "-nocudainc", "-nogpuinc", "-nocudalib",
+		llvmtest.Run(t, dir, "clang-22", "-x", k, "--offload-new-driver", "-fgpu-rdc", "-nocudainc", "-nogpuinc", "-nocudalib",
 			"-nogpulib", "--cuda-host-only", "-c", "dev.cu", "-o", "host-"+k+".o")
 		img := fileImage(t, dir, k+".img", c.in)
-		run(t, dir, "llvm-offload-wrapper-22", "--kind="+k, "-o", "ref-"+k+".bc", k+".img")
-		run(t, dir, "clang-22", "-c", "ref-"+k+".bc", "-o", "ref-"+k+".o")
+		llvmtest.Run(t, dir, "llvm-offload-wrapper-22", "--kind="+k, "-o", "ref-"+k+".bc", k+".img")
+		llvmtest.Run(t, dir, "clang-22", "-c", "ref-"+k+".bc", "-o", "ref-"+k+".o")
 		want := runLinked(t, dir, "ref-"+k, "host-"+k+".o", "entries.o", "rt.o", "ref-"+k+".o")
 		for _, line := range []string{"RegisterFunction h=1 fun=1 kern kern", "RegisterVar h=1 var=1 const_tab const_tab ext=0 size=64 constant=1",
 			"RegisterVar h=1 var=1 " + k + "_ext_const " + k + "_ext_const ext=1 size=4 constant=1"} {
@@ -160,10 +162,10 @@ func TestFatbinRuntimeMatchesLLVM(t *testing.T) {
 // textures only for HIP.
 func TestFatbinRuntimeLegacy(t *testing.T) {
 	needX86Linux(t)
-	need(t, "gcc")
+	llvmtest.Need(t, "gcc")
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"rt.c": stubFatbinRuntime, "entries.c": entriesLegacy})
-	run(t, dir, "gcc", "-c", "rt.c", "entries.c")
+	llvmtest.Run(t, dir, "gcc", "-c", "rt.c", "entries.c")
 	want := map[Kind]string{
 		CUDA: `__cudaRegisterFatBinary magic=0x466243b1 version=1 data=P\xedU\xba\x01 reserved=(nil)
 __cudaRegisterFunction h=1 fun=1 cuda_kernel cuda_kernel limit=-1 nulls=1
@@ -242,7 +244,7 @@ E(r1, "region1")
 // after main.
 func TestOpenMPRuntimeStub(t *testing.T) {
 	needX86Linux(t)
-	need(t, "gcc")
+	llvmtest.Need(t, "gcc")
 	dir := t.TempDir()
 	raw := elfFixture(t)
 	writeFiles(t, dir, map[string]string{"rt.c": stubOpenMPRuntime, "entries.c": ompEntries})
@@ -264,8 +266,8 @@ func TestOpenMPRuntimeStub(t *testing.T) {
 		if c.info {
 			defs = append(defs, "-DWITH_INFO")
 		}
-		run(t, dir, "gcc", append(defs, "-c", "rt.c", "-o", tag+"-rt.o")...)
-		run(t, dir, "gcc", append(defs, "-c", "entries.c", "-o", tag+"-entries.o")...)
+		llvmtest.Run(t, dir, "gcc", append(defs, "-c", "rt.c", "-o", tag+"-rt.o")...)
+		llvmtest.Run(t, dir, "gcc", append(defs, "-c", "entries.c", "-o", tag+"-entries.o")...)
 		a, b := fileImage(t, dir, "ob.bin", offloadBinaryVector()), fileImage(t, dir, "raw.o", raw)
 		if c.abi == Legacy {
 			a.Arch, b.Arch = "gfx906", "gfx90a:xnack+"

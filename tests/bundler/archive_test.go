@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // childNames are archive member names: short and long (name table), with
@@ -57,9 +58,9 @@ func archiveChild(t *testing.T, r *rand.Rand, l tool, dir string, objs [][]byte,
 			name := fmt.Sprintf("c%d-%d", idx, i)
 			if ts[i].kind == "host" && kind == 4 {
 				typ = "-type=o"
-				writeFile(t, dir, name, objs[0])
+				llvmtest.WriteFile(t, dir, name, objs[0])
 			} else {
-				writeFile(t, dir, name, e.data)
+				llvmtest.WriteFile(t, dir, name, e.data)
 			}
 			args = append(args, "-input="+name)
 		}
@@ -67,10 +68,10 @@ func archiveChild(t *testing.T, r *rand.Rand, l tool, dir string, objs [][]byte,
 			args = append(args, "-compress")
 		}
 		out := fmt.Sprintf("child%d", idx)
-		if res := run(t, dir, nil, l, append(args, typ, "-output="+out)...); res.code != 0 {
+		if res := run(t, dir, nil, l, append(args, typ, "-output="+out)...); res.Code != 0 {
 			return binaryBundle(entries, 1), ts // LLVM refused the set; hand-write it
 		}
-		return readFile(t, filepath.Join(dir, out)), ts
+		return llvmtest.ReadFile(t, filepath.Join(dir, out)), ts
 	}
 	return []byte("a member without bundles\n"), nil
 }
@@ -107,7 +108,7 @@ func archiveCase(t *testing.T, l tool, objs [][]byte, seed uint64) {
 		children = append(children, cos)
 		all = append(all, cos...)
 	}
-	writeFile(t, dir, "lib.a", arArchive(members))
+	llvmtest.WriteFile(t, dir, "lib.a", arArchive(members))
 
 	// Device requests, each matching at most one entry per member (LLVM
 	// orders a member's entries by hash).
@@ -151,7 +152,7 @@ func archiveCase(t *testing.T, l tool, objs [][]byte, seed uint64) {
 		extra = append(extra, "-check-input-archive")
 	}
 	lr, or := unbundleRaw(t, l, dir, "a", "lib.a", rawsOf(reqs), extra...)
-	if lr.code == 0 && or.code == 0 {
+	if lr.Code == 0 && or.Code == 0 {
 		for i := range reqs {
 			checkArchive(t, filepath.Join(dir, fmt.Sprintf("o%d.out", i)))
 		}
@@ -169,7 +170,7 @@ func rawsOf(ts []target) []string {
 // checkArchive parses an output archive; llvm-ar must list it too.
 func checkArchive(t *testing.T, path string) {
 	t.Helper()
-	if _, err := arMembers(readFile(t, path)); err != nil {
+	if _, err := arMembers(llvmtest.ReadFile(t, path)); err != nil {
 		t.Errorf("%s: %v", path, err)
 	}
 }
@@ -183,35 +184,35 @@ func TestArchiveHostAndErrors(t *testing.T) {
 	l := llvm(t)
 	objs := getHostObjects(t)
 	dir := t.TempDir()
-	writeFile(t, dir, "h.o", objs[1])
-	writeFile(t, dir, "dev", []byte("device"))
-	if res := run(t, dir, nil, l, "-type=o", "-targets="+hostT+","+g906, "-input=h.o", "-input=dev", "-output=fat.o"); res.code != 0 {
+	llvmtest.WriteFile(t, dir, "h.o", objs[1])
+	llvmtest.WriteFile(t, dir, "dev", []byte("device"))
+	if res := run(t, dir, nil, l, "-type=o", "-targets="+hostT+","+g906, "-input=h.o", "-input=dev", "-output=fat.o"); res.Code != 0 {
 		t.Fatal(res)
 	}
-	fat := readFile(t, filepath.Join(dir, "fat.o"))
+	fat := llvmtest.ReadFile(t, filepath.Join(dir, "fat.o"))
 	conflict := binaryBundle([]rawEntry{{g906, []byte("A")}, {g906 + ":xnack+", []byte("B")}}, 1)
 	badID := binaryBundle([]rawEntry{{"hip-amdgcn-amd-amdhsa", []byte("A")}}, 1)
 	corrupt := ccobFile(3, 1, []byte("whatever"), []byte("not zstd data"), -1)
-	writeFile(t, dir, "host.a", arArchive([]arMember{{"fat.o", fat}, {"plain.txt", []byte("no bundles")}}))
-	writeFile(t, dir, "conflict.a", arArchive([]arMember{{"ok.o", fat}, {"bad.o", conflict}}))
-	writeFile(t, dir, "badid.a", arArchive([]arMember{{"bad.o", badID}}))
-	writeFile(t, dir, "corrupt.a", arArchive([]arMember{{"c.o", corrupt}}))
-	writeFile(t, dir, "empty.a", []byte("!<arch>\n"))
+	llvmtest.WriteFile(t, dir, "host.a", arArchive([]arMember{{"fat.o", fat}, {"plain.txt", []byte("no bundles")}}))
+	llvmtest.WriteFile(t, dir, "conflict.a", arArchive([]arMember{{"ok.o", fat}, {"bad.o", conflict}}))
+	llvmtest.WriteFile(t, dir, "badid.a", arArchive([]arMember{{"bad.o", badID}}))
+	llvmtest.WriteFile(t, dir, "corrupt.a", arArchive([]arMember{{"c.o", corrupt}}))
+	llvmtest.WriteFile(t, dir, "empty.a", []byte("!<arch>\n"))
 
 	// Host output: the member is the object without bundle sections.
 	args := []string{"-unbundle", "-type=a", "-targets=" + hostT + "," + g906, "-input=host.a"}
 	lr := run(t, dir, nil, l, append(args, "-output=l0.out", "-output=l1.out")...)
 	or := run(t, dir, nil, ours(), append(args, "-output=o0.out", "-output=o1.out")...)
-	if lr.code != 0 || or.code != 0 {
+	if lr.Code != 0 || or.Code != 0 {
 		t.Errorf("host archive: LLVM %v\nours %v", lr, or)
 	} else {
-		lm, _ := arMembers(readFile(t, filepath.Join(dir, "l0.out")))
-		om, _ := arMembers(readFile(t, filepath.Join(dir, "o0.out")))
+		lm, _ := arMembers(llvmtest.ReadFile(t, filepath.Join(dir, "l0.out")))
+		om, _ := arMembers(llvmtest.ReadFile(t, filepath.Join(dir, "o0.out")))
 		if len(lm) != 1 || len(om) != 1 || lm[0].name != om[0].name {
 			t.Fatalf("host archive members: LLVM %v, ours %v", memberNames(lm), memberNames(om))
 		}
 		sameObjectContent(t, "host member", objs[1], om[0].data)
-		sameBytes(t, "device archive", readFile(t, filepath.Join(dir, "l1.out")), readFile(t, filepath.Join(dir, "o1.out")))
+		sameBytes(t, "device archive", llvmtest.ReadFile(t, filepath.Join(dir, "l1.out")), llvmtest.ReadFile(t, filepath.Join(dir, "o1.out")))
 	}
 	cases := []struct {
 		in    string
@@ -233,12 +234,12 @@ func TestArchiveHostAndErrors(t *testing.T) {
 	}
 	// An empty archive for a missing target is the 8-byte magic.
 	unbundleRaw(t, l, dir, "a", "empty.a", []string{g906}, "-allow-missing-bundles")
-	if got := string(readFile(t, filepath.Join(dir, "o0.out"))); got != "!<arch>\n" {
+	if got := string(llvmtest.ReadFile(t, filepath.Join(dir, "o0.out"))); got != "!<arch>\n" {
 		t.Errorf("empty archive: %q", got)
 	}
 	// Bundling an archive is refused.
 	res := run(t, dir, nil, ours(), "-type=a", "-targets="+hostT, "-input=host.a", "-output=x.a")
-	if res.code != 1 || !strings.Contains(res.stderr, "Archive files are only supported for unbundling") || exists(filepath.Join(dir, "x.a")) {
+	if res.Code != 1 || !strings.Contains(res.Stderr, "Archive files are only supported for unbundling") || exists(filepath.Join(dir, "x.a")) {
 		t.Errorf("bundling -type=a: %v", res)
 	}
 	os.Remove(filepath.Join(dir, "x.a"))
@@ -259,17 +260,15 @@ func memberNames(ms []arMember) []string {
 func TestArchiveBitcodeMembers(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)
-	cc := needTool(t, clangName)
+	cc := llvmtest.Tool(t, clangName)
 	dir := t.TempDir()
-	src := writeFile(t, dir, "dev.c", []byte("int dev_fn(int x) { return x + 1; }\nint dev_var = 3;\n"))
-	if out, err := exec.Command(cc, "-c", "-emit-llvm", src, "-o", filepath.Join(dir, "dev.bc")).CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	bc := readFile(t, filepath.Join(dir, "dev.bc"))
+	src := llvmtest.WriteFile(t, dir, "dev.c", []byte("int dev_fn(int x) { return x + 1; }\nint dev_var = 3;\n"))
+	llvmtest.Run(t, "", cc, "-c", "-emit-llvm", src, "-o", filepath.Join(dir, "dev.bc"))
+	bc := llvmtest.ReadFile(t, filepath.Join(dir, "dev.bc"))
 	child := binaryBundle([]rawEntry{{hostT + "-", []byte("host")}, {g906, bc}}, 1)
-	writeFile(t, dir, "lib.a", arArchive([]arMember{{"dev.o", child}}))
+	llvmtest.WriteFile(t, dir, "lib.a", arArchive([]arMember{{"dev.o", child}}))
 	lr, or := unbundleRaw(t, l, dir, "a", "lib.a", []string{g906})
-	if lr.code == 0 && or.code == 0 && t.Failed() {
+	if lr.Code == 0 && or.Code == 0 && t.Failed() {
 		t.Errorf("LLVM's archive has a symbol table for the bitcode member (dev_fn, dev_var); ours must too")
 	}
 }
@@ -279,20 +278,17 @@ func TestArchiveBitcodeMembers(t *testing.T) {
 func TestArchiveCodeObjectMembers(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)
-	clangxx := needTool(t, clangxxName)
+	clangxx := llvmtest.Tool(t, clangxxName)
 	dir := t.TempDir()
-	src := writeFile(t, dir, "k.hip", []byte(hipKernel))
+	src := llvmtest.WriteFile(t, dir, "k.hip", []byte(hipKernel))
 	var entries []rawEntry
 	for _, arch := range []string{"gfx906", "gfx90a:xnack+"} {
 		out := filepath.Join(dir, strings.ReplaceAll(arch, ":", "_")+".hsaco")
-		cmd := exec.Command(clangxx, "-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output", "--offload-arch="+arch,
+		llvmtest.Run(t, "", clangxx, "-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output", "--offload-arch="+arch,
 			"-nogpuinc", "-nogpulib", "-c", src, "-o", out)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v\n%s", err, b)
-		}
-		entries = append(entries, rawEntry{"hipv4-amdgcn-amd-amdhsa--" + arch, readFile(t, out)})
+		entries = append(entries, rawEntry{"hipv4-amdgcn-amd-amdhsa--" + arch, llvmtest.ReadFile(t, out)})
 	}
-	writeFile(t, dir, "lib.a", arArchive([]arMember{
+	llvmtest.WriteFile(t, dir, "lib.a", arArchive([]arMember{
 		{"k.o", binaryBundle(append([]rawEntry{{hostT + "-", []byte("host")}}, entries...), 4096)},
 		{"k2.o", binaryBundle(entries[:1], 1)},
 	}))

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // compressible returns payloads that compress well (repeated text) or not.
@@ -58,7 +60,7 @@ func compressedCase(t *testing.T, l tool, seed uint64) {
 	for i, tg := range ts {
 		data := compressible(r, text)
 		payloads[tg.std] = data
-		args = append(args, "-input="+writeFile(t, dir, fileName(i), data))
+		args = append(args, "-input="+llvmtest.WriteFile(t, dir, fileName(i), data))
 	}
 	if !text {
 		args = append(args, fmt.Sprintf("-bundle-align=%d", pick(r, alignments)))
@@ -87,14 +89,14 @@ func compressedCase(t *testing.T, l tool, seed uint64) {
 	t.Logf("env %q, bundle %q", env, oArgs)
 	lr := run(t, dir, env, l, append(args, "-output=l.ccob")...)
 	or := run(t, dir, env, ours(), append(oArgs, "-output=o.ccob")...)
-	if lr.code != 0 {
+	if lr.Code != 0 {
 		sameError(t, "bundle", lr, or)
 		return
 	}
-	if or.code != 0 {
+	if or.Code != 0 {
 		t.Fatalf("LLVM bundled, ours failed: %v", or)
 	}
-	lb, ob := readFile(t, filepath.Join(dir, "l.ccob")), readFile(t, filepath.Join(dir, "o.ccob"))
+	lb, ob := llvmtest.ReadFile(t, filepath.Join(dir, "l.ccob")), llvmtest.ReadFile(t, filepath.Join(dir, "o.ccob"))
 	lh, err := parseCCOB(lb)
 	if err != nil {
 		t.Fatalf("LLVM's output: %v", err)
@@ -121,17 +123,17 @@ func compressedCase(t *testing.T, l tool, seed uint64) {
 			a = append(a, fmt.Sprintf("-output=%s%d", c.at, i))
 		}
 		res := run(t, dir, nil, c.tl, a...)
-		if res.code != 0 {
+		if res.Code != 0 {
 			t.Fatalf("%s unbundling %s: %v", c.tl.name, c.in, res)
 		}
 		for i, id := range stds(ts) {
-			got := readFile(t, filepath.Join(dir, fmt.Sprintf("%s%d", c.at, i)))
+			got := llvmtest.ReadFile(t, filepath.Join(dir, fmt.Sprintf("%s%d", c.at, i)))
 			want := payloads[id]
 			if isHostID(id) && typ == "o" {
 				continue // non-object host input: the binary format; compared below
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("%s unbundling %s, %s: %s", c.tl.name, c.in, id, firstDiff(want, got))
+				t.Errorf("%s unbundling %s, %s: %s", c.tl.name, c.in, id, llvmtest.FirstDiff(want, got))
 			}
 		}
 	}
@@ -165,16 +167,16 @@ type ccobFixture struct {
 
 func newCCOBFixture(t *testing.T, l tool) ccobFixture {
 	dir := t.TempDir()
-	writeFile(t, dir, "h", []byte("HOSTDATA"))
-	writeFile(t, dir, "d", bytes.Repeat([]byte("DEVICE CODE "), 50))
+	llvmtest.WriteFile(t, dir, "h", []byte("HOSTDATA"))
+	llvmtest.WriteFile(t, dir, "d", bytes.Repeat([]byte("DEVICE CODE "), 50))
 	args := []string{"-type=bc", "-targets=" + hostT + "," + g906, "-input=h", "-input=d"}
-	if r := run(t, dir, nil, l, append(args, "-output=plain.bc")...); r.code != 0 {
+	if r := run(t, dir, nil, l, append(args, "-output=plain.bc")...); r.Code != 0 {
 		t.Fatal(r)
 	}
-	if r := run(t, dir, nil, l, append(args, "-compress", "-output=z3.bc")...); r.code != 0 {
+	if r := run(t, dir, nil, l, append(args, "-compress", "-output=z3.bc")...); r.Code != 0 {
 		t.Fatal(r)
 	}
-	return ccobFixture{dir, readFile(t, filepath.Join(dir, "plain.bc")), readFile(t, filepath.Join(dir, "z3.bc"))}
+	return ccobFixture{dir, llvmtest.ReadFile(t, filepath.Join(dir, "plain.bc")), llvmtest.ReadFile(t, filepath.Join(dir, "z3.bc"))}
 }
 
 func zlibOf(b []byte) []byte {
@@ -199,10 +201,10 @@ func TestCompressedVersions(t *testing.T) {
 				payload = zlibOf(fx.plain)
 			}
 			name := fmt.Sprintf("v%d-m%d.bc", v, m)
-			writeFile(t, fx.dir, name, ccobFile(v, m, fx.plain, payload, -1))
+			llvmtest.WriteFile(t, fx.dir, name, ccobFile(v, m, fx.plain, payload, -1))
 			t.Run(name, func(t *testing.T) {
 				lr, or := unbundleRaw(t, l, fx.dir, "bc", name, []string{g906, hostT})
-				if lr.code != 0 || or.code != 0 {
+				if lr.Code != 0 || or.Code != 0 {
 					t.Errorf("LLVM %v\nours %v", lr, or)
 				}
 				listBoth(t, l, fx.dir, "bc", name, []string{g906, hostT + "-"})
@@ -221,11 +223,11 @@ func TestCompressedStrictness(t *testing.T) {
 	dir := fx.dir
 	good := fx.zstd3
 	// A second CCOB holding other entries, to concatenate.
-	writeFile(t, dir, "d2", []byte("second bundle device"))
-	if r := run(t, dir, nil, l, "-type=bc", "-targets=hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", "-input=d2", "-compress", "-output=z3b.bc"); r.code != 0 {
+	llvmtest.WriteFile(t, dir, "d2", []byte("second bundle device"))
+	if r := run(t, dir, nil, l, "-type=bc", "-targets=hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", "-input=d2", "-compress", "-output=z3b.bc"); r.Code != 0 {
 		t.Fatal(r)
 	}
-	second := readFile(t, filepath.Join(dir, "z3b.bc"))
+	second := llvmtest.ReadFile(t, filepath.Join(dir, "z3b.bc"))
 	pad := func(b []byte, to int) []byte {
 		return append(append([]byte(nil), b...), make([]byte, (to-len(b)%to)%to)...)
 	}
@@ -248,9 +250,9 @@ func TestCompressedStrictness(t *testing.T) {
 		"longtotal.bc":  longTotal,
 	}
 	for name, b := range files {
-		writeFile(t, dir, name, b)
+		llvmtest.WriteFile(t, dir, name, b)
 	}
-	unbundle := func(in string, extra ...string) result {
+	unbundle := func(in string, extra ...string) llvmtest.Result {
 		os.Remove(filepath.Join(dir, "x0"))
 		os.Remove(filepath.Join(dir, "x1"))
 		return run(t, dir, nil, ours(), append([]string{"-unbundle", "-type=bc", "-targets=" + g906 + "," + hostT,
@@ -258,16 +260,16 @@ func TestCompressedStrictness(t *testing.T) {
 	}
 	want := bytes.Repeat([]byte("DEVICE CODE "), 50)
 	for _, in := range []string{"padded8.bc", "padded4096.bc", "concat.bc"} {
-		if r := unbundle(in); r.code != 0 || !bytes.Equal(readFile(t, filepath.Join(dir, "x0")), want) {
+		if r := unbundle(in); r.Code != 0 || !bytes.Equal(llvmtest.ReadFile(t, filepath.Join(dir, "x0")), want) {
 			t.Errorf("%s: %v", in, r)
 		}
 	}
 	r := run(t, dir, nil, ours(), "-type=bc", "-list", "-input=concat.bc")
-	if got := sortedLines(r.stdout); r.code != 0 || strings.Join(got, ",") != g906+","+"hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+,"+hostT+"-" {
+	if got := sortedLines(r.Stdout); r.Code != 0 || strings.Join(got, ",") != g906+","+"hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+,"+hostT+"-" {
 		t.Errorf("list concat.bc: %v", r)
 	}
 	r = run(t, dir, nil, ours(), "-unbundle", "-type=bc", "-targets=hip-amdgcn-amd-amdhsa--gfx90a:xnack+", "-input=concat.bc", "-output=x2")
-	if r.code != 0 || string(readFile(t, filepath.Join(dir, "x2"))) != "second bundle device" {
+	if r.Code != 0 || string(llvmtest.ReadFile(t, filepath.Join(dir, "x2"))) != "second bundle device" {
 		t.Errorf("unbundling the second CCOB: %v", r)
 	}
 	for _, c := range []struct{ in, words string }{
@@ -278,7 +280,7 @@ func TestCompressedStrictness(t *testing.T) {
 		{"longtotal.bc", "size"},
 	} {
 		r := unbundle(c.in)
-		if r.code != 1 || !strings.Contains(r.stderr, c.in) || !strings.Contains(strings.ToLower(r.stderr), c.words) {
+		if r.Code != 1 || !strings.Contains(r.Stderr, c.in) || !strings.Contains(strings.ToLower(r.Stderr), c.words) {
 			t.Errorf("%s: want exit 1 and an error naming the file and %q: %v", c.in, c.words, r)
 		}
 		if exists(filepath.Join(dir, "x0")) || exists(filepath.Join(dir, "x1")) {
@@ -286,10 +288,10 @@ func TestCompressedStrictness(t *testing.T) {
 		}
 	}
 	// The limit is settable.
-	if r := unbundle("z3.bc", "--max-uncompressed-size=100"); r.code != 1 || !strings.Contains(r.stderr, "z3.bc") {
+	if r := unbundle("z3.bc", "--max-uncompressed-size=100"); r.Code != 1 || !strings.Contains(r.Stderr, "z3.bc") {
 		t.Errorf("limit 100: %v", r)
 	}
-	if r := unbundle("z3.bc", fmt.Sprintf("--max-uncompressed-size=%d", len(fx.plain))); r.code != 0 {
+	if r := unbundle("z3.bc", fmt.Sprintf("--max-uncompressed-size=%d", len(fx.plain))); r.Code != 0 {
 		t.Errorf("limit = size: %v", r)
 	}
 }
@@ -329,11 +331,11 @@ func TestEnvironment(t *testing.T) {
 		lr := run(t, dir, c.env, l, append(append(args, c.extra...), "-output=l.bc")...)
 		or := run(t, dir, c.env, ours(), append(append(args, c.extra...), "-output=o.bc")...)
 		what := fmt.Sprintf("case %d %q %q", i, c.env, c.extra)
-		if lr.code != 0 || or.code != 0 {
+		if lr.Code != 0 || or.Code != 0 {
 			t.Errorf("%s: LLVM %v\nours %v", what, lr, or)
 			continue
 		}
-		lb, ob := readFile(t, filepath.Join(dir, "l.bc")), readFile(t, filepath.Join(dir, "o.bc"))
+		lb, ob := llvmtest.ReadFile(t, filepath.Join(dir, "l.bc")), llvmtest.ReadFile(t, filepath.Join(dir, "o.bc"))
 		lh, lerr := parseCCOB(lb)
 		oh, oerr := parseCCOB(ob)
 		switch {
@@ -344,19 +346,19 @@ func TestEnvironment(t *testing.T) {
 		case lh.version != oh.version || lh.method != oh.method || lh.size != oh.size || lh.hash != oh.hash:
 			t.Errorf("%s: headers: LLVM %+v, ours %+v", what, lh, oh)
 		}
-		for _, line := range strings.Split(lr.stderr, "\n") {
-			if strings.HasPrefix(line, "Warning: ") && !strings.Contains(or.stderr, line) {
-				t.Errorf("%s: LLVM warns %q; ours printed %q", what, line, or.stderr)
+		for _, line := range strings.Split(lr.Stderr, "\n") {
+			if strings.HasPrefix(line, "Warning: ") && !strings.Contains(or.Stderr, line) {
+				t.Errorf("%s: LLVM warns %q; ours printed %q", what, line, or.Stderr)
 			}
 		}
-		sameVerbose(t, what, lr.stderr, or.stderr, "Compressed bundle format version:", "Compression method used:",
+		sameVerbose(t, what, lr.Stderr, or.Stderr, "Compressed bundle format version:", "Compression method used:",
 			"Binary size before compression:", "Truncated MD5 hash:")
 	}
 	// Verbose unbundling of a compressed bundle.
 	env := []string{"OFFLOAD_BUNDLER_VERBOSE=1"}
 	lr := run(t, dir, env, l, "-unbundle", "-type=bc", "-targets="+g906, "-input=l.bc", "-output=x")
 	or := run(t, dir, env, ours(), "-unbundle", "-type=bc", "-targets="+g906, "-input=l.bc", "-output=y")
-	sameVerbose(t, "verbose unbundle", lr.stderr, or.stderr, "Compressed bundle format version:",
+	sameVerbose(t, "verbose unbundle", lr.Stderr, or.Stderr, "Compressed bundle format version:",
 		"Decompression method:", "Size before decompression:", "Size after decompression:", "Stored hash:", "Hashes match:")
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 const (
@@ -18,9 +20,9 @@ const (
 // cliDir holds three inputs and LLVM's bundle of them.
 func cliDir(t *testing.T) string {
 	dir := t.TempDir()
-	writeFile(t, dir, "h", []byte("HOSTDATA"))
-	writeFile(t, dir, "d1", []byte("DEV1"))
-	writeFile(t, dir, "d2", []byte("DEVICE-TWO\n"))
+	llvmtest.WriteFile(t, dir, "h", []byte("HOSTDATA"))
+	llvmtest.WriteFile(t, dir, "d1", []byte("DEV1"))
+	llvmtest.WriteFile(t, dir, "d2", []byte("DEVICE-TWO\n"))
 	return dir
 }
 
@@ -34,10 +36,10 @@ func TestOptionSpellings(t *testing.T) {
 	dir := cliDir(t)
 	targets := hostT + "," + g906 + "," + g908
 	base := []string{"-type=bc", "-targets=" + targets, "-input=h", "-input=d1", "-input=d2", "-bundle-align=8"}
-	if r := run(t, dir, nil, l, append(base, "-output=want.bc")...); r.code != 0 {
+	if r := run(t, dir, nil, l, append(base, "-output=want.bc")...); r.Code != 0 {
 		t.Fatalf("LLVM: %v", r)
 	}
-	want := readFile(t, filepath.Join(dir, "want.bc"))
+	want := llvmtest.ReadFile(t, filepath.Join(dir, "want.bc"))
 	bundles := [][]string{
 		{"--type=bc", "--targets=" + targets, "--input=h", "--input=d1", "--input=d2", "--bundle-align=8", "--output=%OUT%"},
 		{"-type", "bc", "-targets", targets, "-input", "h", "-input", "d1", "-input", "d2", "-bundle-align", "8", "-output", "%OUT%"},
@@ -52,12 +54,12 @@ func TestOptionSpellings(t *testing.T) {
 			out := tl.name + ".bc"
 			a := replaceArg(args, "%OUT%", out)
 			r := run(t, dir, nil, tl, a...)
-			if r.code != 0 {
+			if r.Code != 0 {
 				t.Errorf("spelling %d, %s: %v", i, tl.name, r)
 				continue
 			}
-			if got := readFile(t, filepath.Join(dir, out)); !bytes.Equal(got, want) {
-				t.Errorf("spelling %d (%q), %s: %s", i, a, tl.name, firstDiff(want, got))
+			if got := llvmtest.ReadFile(t, filepath.Join(dir, out)); !bytes.Equal(got, want) {
+				t.Errorf("spelling %d (%q), %s: %s", i, a, tl.name, llvmtest.FirstDiff(want, got))
 			}
 			if tl.name != "llvm" {
 				lr := run(t, dir, nil, l, replaceArg(args, "%OUT%", "x.bc")...)
@@ -77,14 +79,14 @@ func TestOptionSpellings(t *testing.T) {
 			os.Remove(filepath.Join(dir, "a.out"))
 			os.Remove(filepath.Join(dir, "b.out"))
 			r := run(t, dir, nil, tl, a...)
-			if r.code != 0 {
+			if r.Code != 0 {
 				t.Errorf("unbundle spelling %d, %s: %v", i, tl.name, r)
 				continue
 			}
-			if got := string(readFile(t, filepath.Join(dir, "a.out"))); got != "DEVICE-TWO\n" {
+			if got := string(llvmtest.ReadFile(t, filepath.Join(dir, "a.out"))); got != "DEVICE-TWO\n" {
 				t.Errorf("unbundle spelling %d, %s: gfx908 output %q", i, tl.name, got)
 			}
-			if got := string(readFile(t, filepath.Join(dir, "b.out"))); got != "HOSTDATA" {
+			if got := string(llvmtest.ReadFile(t, filepath.Join(dir, "b.out"))); got != "HOSTDATA" {
 				t.Errorf("unbundle spelling %d, %s: host output %q", i, tl.name, got)
 			}
 			lr := run(t, dir, nil, l, replaceArg(replaceArg(args, "%A%", "la.out"), "%B%", "lb.out")...)
@@ -95,7 +97,7 @@ func TestOptionSpellings(t *testing.T) {
 		lr := run(t, dir, nil, l, "-type=bc", flag, "-input=want.bc")
 		for _, tl := range []tool{ours(), oursSub()} {
 			r := run(t, dir, nil, tl, "--type", "bc", flag, "--input", "want.bc")
-			if r.code != 0 || strings.Join(sortedLines(r.stdout), ",") != strings.Join(sortedLines(lr.stdout), ",") {
+			if r.Code != 0 || strings.Join(sortedLines(r.Stdout), ",") != strings.Join(sortedLines(lr.Stdout), ",") {
 				t.Errorf("%s %s: LLVM %v\nours %v", flag, tl.name, lr, r)
 			}
 		}
@@ -112,11 +114,11 @@ func replaceArg(args []string, from, to string) []string {
 }
 
 // sameWarnings checks that ours printed LLVM's warnings, word for word.
-func sameWarnings(t *testing.T, i int, lr, or result) {
+func sameWarnings(t *testing.T, i int, lr, or llvmtest.Result) {
 	t.Helper()
-	for _, line := range strings.Split(lr.stderr, "\n") {
-		if _, w, ok := strings.Cut(line, "warning: "); ok && !strings.Contains(or.stderr, w) {
-			t.Errorf("case %d: LLVM warns %q, ours printed %q", i, w, or.stderr)
+	for _, line := range strings.Split(lr.Stderr, "\n") {
+		if _, w, ok := strings.Cut(line, "warning: "); ok && !strings.Contains(or.Stderr, w) {
+			t.Errorf("case %d: LLVM warns %q, ours printed %q", i, w, or.Stderr)
 		}
 	}
 }
@@ -132,11 +134,11 @@ func TestHelpAndVersion(t *testing.T) {
 	for _, flag := range []string{"--help", "-help", "-h"} {
 		for _, tl := range []tool{ours(), oursSub()} {
 			r := run(t, dir, nil, tl, flag)
-			if r.code != 0 {
+			if r.Code != 0 {
 				t.Errorf("%s %s: %v", tl.name, flag, r)
 			}
 			for _, o := range options {
-				if !strings.Contains(r.stdout, o) {
+				if !strings.Contains(r.Stdout, o) {
 					t.Errorf("%s %s: help does not mention %s", tl.name, flag, o)
 				}
 			}
@@ -144,14 +146,14 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 	for _, tl := range []tool{ours(), oursSub()} {
 		r := run(t, dir, nil, tl, "--version")
-		if r.code != 0 || !strings.Contains(r.stdout, "clang-offload-bundler version 22.1.8") {
+		if r.Code != 0 || !strings.Contains(r.Stdout, "clang-offload-bundler version 22.1.8") {
 			t.Errorf("%s --version: %v", tl.name, r)
 		}
 	}
 	if p, err := exec.LookPath(llvmBundlerName); err == nil {
 		r := run(t, dir, nil, tool{"llvm", []string{p}}, "--version")
-		if !strings.Contains(r.stdout, "clang-offload-bundler version 22.1.8") {
-			t.Errorf("LLVM's version line changed: %q; update the test", r.stdout)
+		if !strings.Contains(r.Stdout, "clang-offload-bundler version 22.1.8") {
+			t.Errorf("LLVM's version line changed: %q; update the test", r.Stdout)
 		}
 	}
 }
@@ -163,11 +165,11 @@ func TestCommandLineErrors(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)
 	dir := cliDir(t)
-	writeFile(t, dir, "b.bc", binaryBundle([]rawEntry{{hostT + "-", []byte("H")}, {g906, []byte("D")}}, 1))
+	llvmtest.WriteFile(t, dir, "b.bc", binaryBundle([]rawEntry{{hostT + "-", []byte("H")}, {g906, []byte("D")}}, 1))
 	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "bad.bc", binaryBundle([]rawEntry{{hostT + "-", []byte("H")}, {"hip-amdgcn-amd-amdhsa", []byte("D")}}, 1))
+	llvmtest.WriteFile(t, dir, "bad.bc", binaryBundle([]rawEntry{{hostT + "-", []byte("H")}, {"hip-amdgcn-amd-amdhsa", []byte("D")}}, 1))
 	h := "-targets=" + hostT
 	cases := []struct {
 		name string
@@ -252,12 +254,12 @@ func TestOptionParseErrors(t *testing.T) {
 	for i, args := range cases {
 		lr := run(t, dir, nil, l, args...)
 		or := run(t, dir, nil, ours(), args...)
-		want := firstLineAfterProg(lr.stderr, l.argv[0])
-		got := firstLineAfterProg(or.stderr, linkBin, "clang-offload-bundler")
-		if lr.code != 1 || want == "" {
+		want := firstLineAfterProg(lr.Stderr, l.argv[0])
+		got := firstLineAfterProg(or.Stderr, linkBin, "clang-offload-bundler")
+		if lr.Code != 1 || want == "" {
 			t.Fatalf("case %d %q: LLVM did not fail as expected: %v", i, args, lr)
 		}
-		if or.code != 1 || !strings.Contains(got, want) {
+		if or.Code != 1 || !strings.Contains(got, want) {
 			t.Errorf("case %d %q: want exit 1 and %q\nours: %v", i, args, want, or)
 		}
 		os.Remove(filepath.Join(dir, "o"))
@@ -267,7 +269,7 @@ func TestOptionParseErrors(t *testing.T) {
 		args := append(b[:len(b)-1:len(b)-1], "-bundle-align="+v, "-compression-level=0x3", "-compress")
 		lr := run(t, dir, nil, l, append(args, "-output=l.bc")...)
 		or := run(t, dir, nil, ours(), append(args, "-output=o.bc")...)
-		if lr.code != 0 || or.code != 0 {
+		if lr.Code != 0 || or.Code != 0 {
 			t.Errorf("-bundle-align=%s: LLVM %v\nours %v", v, lr, or)
 		}
 	}

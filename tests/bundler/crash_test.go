@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // TestLLVMCrashCases: where LLVM 22 crashes or writes corrupt data
@@ -14,8 +16,8 @@ func TestLLVMCrashCases(t *testing.T) {
 	t.Parallel()
 	dir := cliDir(t)
 	good := binaryBundle([]rawEntry{{hostT + "-", []byte("HOSTDATA")}, {g906, []byte("DEV1")}}, 1)
-	writeFile(t, dir, "trunc.bc", good[:len(good)-1])
-	writeFile(t, dir, "trunc-hdr.bc", good[:50])
+	llvmtest.WriteFile(t, dir, "trunc.bc", good[:len(good)-1])
+	llvmtest.WriteFile(t, dir, "trunc-hdr.bc", good[:50])
 	fails := []struct {
 		name  string
 		args  []string
@@ -35,17 +37,17 @@ func TestLLVMCrashCases(t *testing.T) {
 		{"truncated header", []string{"-type=bc", "-unbundle", "-targets=" + g906, "-input=trunc-hdr.bc", "-output=out"}, []string{"trunc-hdr.bc"}},
 	}
 	for _, c := range fails {
-		before := dirNames(t, dir)
+		before := llvmtest.DirNames(t, dir)
 		r := run(t, dir, nil, ours(), c.args...)
-		if r.code != 1 {
+		if r.Code != 1 {
 			t.Errorf("%s: want exit 1: %v", c.name, r)
 		}
 		for _, w := range c.words {
-			if !strings.Contains(strings.ToLower(r.stderr), strings.ToLower(w)) {
-				t.Errorf("%s: message %q lacks %q", c.name, r.stderr, w)
+			if !strings.Contains(strings.ToLower(r.Stderr), strings.ToLower(w)) {
+				t.Errorf("%s: message %q lacks %q", c.name, r.Stderr, w)
 			}
 		}
-		if after := dirNames(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
+		if after := llvmtest.DirNames(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
 			t.Errorf("%s: files changed: %v -> %v", c.name, before, after)
 		}
 	}
@@ -59,17 +61,17 @@ func TestHIPOnlyObjectInputs(t *testing.T) {
 	l := llvm(t)
 	objs := getHostObjects(t)
 	dir := t.TempDir()
-	writeFile(t, dir, "a.hsaco", objs[0])
-	writeFile(t, dir, "b.hsaco", objs[1])
+	llvmtest.WriteFile(t, dir, "a.hsaco", objs[0])
+	llvmtest.WriteFile(t, dir, "b.hsaco", objs[1])
 	t1, t2 := "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"
 	r := run(t, dir, nil, ours(), "-type=o", "-bundle-align=4096", "-targets="+t1+","+t2, "-input=a.hsaco", "-input=b.hsaco", "-output=fat.hipfb")
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("ours: %v", r)
 	}
 	want := binaryBundle([]rawEntry{{t1, objs[0]}, {t2, objs[1]}}, 4096)
-	sameBytes(t, "HIP-only object bundle", want, readFile(t, filepath.Join(dir, "fat.hipfb")))
+	sameBytes(t, "HIP-only object bundle", want, llvmtest.ReadFile(t, filepath.Join(dir, "fat.hipfb")))
 	lr := run(t, dir, nil, l, "-unbundle", "-type=o", "-targets="+t2+","+t1, "-input=fat.hipfb", "-output=x2", "-output=x1")
-	if lr.code != 0 || !bytes.Equal(readFile(t, filepath.Join(dir, "x1")), objs[0]) || !bytes.Equal(readFile(t, filepath.Join(dir, "x2")), objs[1]) {
+	if lr.Code != 0 || !bytes.Equal(llvmtest.ReadFile(t, filepath.Join(dir, "x1")), objs[0]) || !bytes.Equal(llvmtest.ReadFile(t, filepath.Join(dir, "x2")), objs[1]) {
 		t.Errorf("LLVM unbundling ours: %v", lr)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // A HIP kernel that compiles without the HIP headers or device libraries.
@@ -24,15 +26,15 @@ __global__ void k2(float *p, int n) { for (int i = 0; i < n; i++) p[i] *= 2; }
 // what it finds there.
 func TestClangDriver(t *testing.T) {
 	t.Parallel()
-	clangxx := needTool(t, clangxxName)
-	needTool(t, llvmBundlerName)
+	clangxx := llvmtest.Tool(t, clangxxName)
+	llvmtest.Need(t, llvmBundlerName)
 	dir := t.TempDir()
-	src := writeFile(t, dir, "k.hip", []byte(hipKernel))
+	src := llvmtest.WriteFile(t, dir, "k.hip", []byte(hipKernel))
 	compile := func(out string, extra ...string) ([]byte, error) {
 		args := append(extra, "-cuid=fixed", "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+",
 			"-nogpuinc", "-nogpulib", "-c", src, "-o", filepath.Join(dir, out))
 		cmd := exec.Command(clangxx, args...)
-		cmd.Env = bundlerEnv()
+		cmd.Env = llvmtest.BundlerEnv()
 		return cmd.CombinedOutput()
 	}
 	out, err := compile("plan", "-###", "-B", binDir)
@@ -48,14 +50,14 @@ func TestClangDriver(t *testing.T) {
 	if out, err := compile("ours.o", "-B", binDir); err != nil {
 		t.Fatalf("clang with our bundler: %v\n%s", err, out)
 	}
-	sameBytes(t, "HIP object", readFile(t, filepath.Join(dir, "llvm.o")), readFile(t, filepath.Join(dir, "ours.o")))
+	sameBytes(t, "HIP object", llvmtest.ReadFile(t, filepath.Join(dir, "llvm.o")), llvmtest.ReadFile(t, filepath.Join(dir, "ours.o")))
 
 	// Control: a failing clang-offload-bundler in -B makes clang fail.
 	bad := filepath.Join(dir, "bad")
 	if err := os.Mkdir(bad, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, bad, "clang-offload-bundler", []byte("#!/bin/sh\necho fake bundler ran >&2\nexit 1\n"))
+	llvmtest.WriteFile(t, bad, "clang-offload-bundler", []byte("#!/bin/sh\necho fake bundler ran >&2\nexit 1\n"))
 	os.Chmod(filepath.Join(bad, "clang-offload-bundler"), 0o755)
 	out, err = compile("bad.o", "-B", bad)
 	if err == nil || !strings.Contains(string(out), "fake bundler ran") {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // Host sources: a plain function, and one with data, relocations,
@@ -32,7 +34,7 @@ func compileHostObject(t testing.TB, dir, name string) []byte {
 
 func compileHost(t testing.TB, dir, name string, variant int) []byte {
 	t.Helper()
-	needTool(t, clangName)
+	llvmtest.Need(t, clangName)
 	b, err := compileC(dir, name, variant)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ var hostObjects = sync.OnceValues(func() ([][]byte, error) {
 })
 
 func getHostObjects(t *testing.T) [][]byte {
-	needTool(t, clangName)
+	llvmtest.Need(t, clangName)
 	objs, err := hostObjects()
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +189,7 @@ func names(s []secInfo) []string {
 // readelfClean runs llvm-readelf on a file: it must not warn.
 func readelfClean(t *testing.T, path string) {
 	t.Helper()
-	re := needTool(t, readelfName)
+	re := llvmtest.Tool(t, readelfName)
 	out, err := exec.Command(re, "-S", "-s", "-r", "-h", path).CombinedOutput()
 	if err != nil || bytes.Contains(out, []byte("warning")) || bytes.Contains(out, []byte("error")) {
 		t.Errorf("llvm-readelf %s: %v\n%s", path, err, out)
@@ -232,20 +234,20 @@ func objectCase(t *testing.T, l tool, objs [][]byte, seed uint64) {
 			}
 		}
 		payloads[tg.std] = data
-		args = append(args, "-input="+writeFile(t, dir, fileName(i), data))
+		args = append(args, "-input="+llvmtest.WriteFile(t, dir, fileName(i), data))
 	}
 	args = append([]string{"-type=o", "-targets=" + raws(ts)}, args...)
 	t.Logf("bundle: %q", args)
 	lr := run(t, dir, nil, l, append(args, "-output=llvm.o")...)
 	or := run(t, dir, nil, ours(), append(args, "-output=ours.o")...)
-	if lr.code != 0 {
+	if lr.Code != 0 {
 		sameError(t, "bundle", lr, or)
 		return
 	}
-	if or.code != 0 {
+	if or.Code != 0 {
 		t.Fatalf("LLVM bundled, ours failed: %v", or)
 	}
-	lb, ob := readFile(t, filepath.Join(dir, "llvm.o")), readFile(t, filepath.Join(dir, "ours.o"))
+	lb, ob := llvmtest.ReadFile(t, filepath.Join(dir, "llvm.o")), llvmtest.ReadFile(t, filepath.Join(dir, "ours.o"))
 	readelfClean(t, filepath.Join(dir, "ours.o"))
 	wantB, _ := split(sections(t, lb))
 	gotB, _ := split(sections(t, ob))
@@ -271,11 +273,11 @@ func objectCase(t *testing.T, l tool, objs [][]byte, seed uint64) {
 			a = append(a, fmt.Sprintf("-output=%s%d", pair.label, i))
 		}
 		res := run(t, dir, nil, pair.tl, a...)
-		if res.code != 0 {
+		if res.Code != 0 {
 			t.Fatalf("%s unbundling %s: %v", pair.tl.name, pair.in, res)
 		}
 		for i, tg := range ts {
-			got := readFile(t, filepath.Join(dir, fmt.Sprintf("%s%d", pair.label, i)))
+			got := llvmtest.ReadFile(t, filepath.Join(dir, fmt.Sprintf("%s%d", pair.label, i)))
 			want := payloads[tg.std]
 			if tg.kind == "host" || bytes.Equal(want, []byte{0}) {
 				sameObjectContent(t, pair.tl.name+" host output", host, got)
@@ -285,7 +287,7 @@ func objectCase(t *testing.T, l tool, objs [][]byte, seed uint64) {
 				continue
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("%s unbundling %s, %s: %s", pair.tl.name, pair.in, tg.std, firstDiff(want, got))
+				t.Errorf("%s unbundling %s, %s: %s", pair.tl.name, pair.in, tg.std, llvmtest.FirstDiff(want, got))
 			}
 		}
 	}
@@ -308,19 +310,19 @@ func hostIndex(ts []target) int {
 func TestObjectLinks(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)
-	cc := needTool(t, clangName)
+	cc := llvmtest.Tool(t, clangName)
 	dir := t.TempDir()
 	compileHost(t, dir, "host.o", 1)
-	writeFile(t, dir, "dev", []byte("device code"))
-	writeFile(t, dir, "main.c", []byte("int foo(void);\nint main(void) { return foo() == 42 ? 0 : 3; }\n"))
+	llvmtest.WriteFile(t, dir, "dev", []byte("device code"))
+	llvmtest.WriteFile(t, dir, "main.c", []byte("int foo(void);\nint main(void) { return foo() == 42 ? 0 : 3; }\n"))
 	args := []string{"-type=o", "-targets=" + hostT + "," + g906, "-input=host.o", "-input=dev"}
-	if r := run(t, dir, nil, ours(), append(args, "-output=ours.o")...); r.code != 0 {
+	if r := run(t, dir, nil, ours(), append(args, "-output=ours.o")...); r.Code != 0 {
 		t.Fatalf("ours: %v", r)
 	}
-	if r := run(t, dir, nil, l, append(args, "-output=llvm.o")...); r.code != 0 {
+	if r := run(t, dir, nil, l, append(args, "-output=llvm.o")...); r.Code != 0 {
 		t.Fatalf("LLVM: %v", r)
 	}
-	if r := run(t, dir, nil, ours(), "-unbundle", "-type=o", "-targets="+hostT, "-input=llvm.o", "-output=host2.o"); r.code != 0 {
+	if r := run(t, dir, nil, ours(), "-unbundle", "-type=o", "-targets="+hostT, "-input=llvm.o", "-output=host2.o"); r.Code != 0 {
 		t.Fatalf("ours unbundle: %v", r)
 	}
 	for _, obj := range []string{"ours.o", "host2.o"} {
@@ -344,18 +346,18 @@ func TestObjectHIPFatBinary(t *testing.T) {
 	l := llvm(t)
 	dir := t.TempDir()
 	objs := getHostObjects(t)
-	writeFile(t, dir, "a.out1", objs[0]) // device code objects are ELF too
-	writeFile(t, dir, "b.out2", []byte("second device image"))
+	llvmtest.WriteFile(t, dir, "a.out1", objs[0]) // device code objects are ELF too
+	llvmtest.WriteFile(t, dir, "b.out2", []byte("second device image"))
 	args := []string{"-type=o", "-bundle-align=4096",
 		"-targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx906,hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+",
 		"-input=/dev/null", "-input=a.out1", "-input=b.out2"}
 	lr := run(t, dir, nil, l, append(args, "-output=l.hipfb")...)
 	or := run(t, dir, nil, ours(), append(args, "-output=o.hipfb")...)
-	if lr.code != 0 || or.code != 0 {
+	if lr.Code != 0 || or.Code != 0 {
 		t.Fatalf("LLVM %v\nours %v", lr, or)
 	}
-	got := readFile(t, filepath.Join(dir, "o.hipfb"))
-	sameBytes(t, "hipfb", readFile(t, filepath.Join(dir, "l.hipfb")), got)
+	got := llvmtest.ReadFile(t, filepath.Join(dir, "o.hipfb"))
+	sameBytes(t, "hipfb", llvmtest.ReadFile(t, filepath.Join(dir, "l.hipfb")), got)
 	if !bytes.HasPrefix(got, []byte(bundleMagic)) {
 		t.Errorf("not a binary bundle")
 	}
@@ -368,14 +370,14 @@ func TestObjectPrintCommands(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)
 	dir := t.TempDir()
-	writeFile(t, dir, "host.o", getHostObjects(t)[0])
-	writeFile(t, dir, "dev", []byte("device"))
+	llvmtest.WriteFile(t, dir, "host.o", getHostObjects(t)[0])
+	llvmtest.WriteFile(t, dir, "dev", []byte("device"))
 	args := []string{"-type=o", "-targets=" + hostT + "," + g906, "-input=host.o", "-input=dev", "-output=out.o", "--###"}
 	for _, tl := range []tool{l, ours()} {
 		r := run(t, dir, nil, tl, args...)
 		for _, want := range []string{"llvm-objcopy", `"--add-section=` + bundleMagic + g906 + `=dev"`,
 			`"--set-section-flags=` + bundleMagic + hostT + `-=readonly,exclude"`, `"--" "host.o" "out.o"`} {
-			if r.code != 0 || !strings.Contains(r.stderr, want) {
+			if r.Code != 0 || !strings.Contains(r.Stderr, want) {
 				t.Errorf("%s --###: want %s in stderr: %v", tl.name, want, r)
 			}
 		}

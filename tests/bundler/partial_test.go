@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // TestNoPartialOutput makes jobs fail after some outputs would have been
@@ -16,17 +18,17 @@ func TestNoPartialOutput(t *testing.T) {
 	t.Parallel()
 	dir := cliDir(t)
 	entries := []rawEntry{{hostT + "-", []byte("HOSTDATA")}, {g906, []byte("DEV1")}, {g908, []byte("DEV2")}}
-	writeFile(t, dir, "b.bc", binaryBundle(entries, 1))
+	llvmtest.WriteFile(t, dir, "b.bc", binaryBundle(entries, 1))
 	txt := textBundle("#", entries)
-	writeFile(t, dir, "cut.s", txt[:len(txt)-10]) // the last end marker is cut
+	llvmtest.WriteFile(t, dir, "cut.s", txt[:len(txt)-10]) // the last end marker is cut
 	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	fx := newCCOBFixture(t, llvm(t))
 	z := append([]byte(nil), fx.zstd3...)
 	z[25] ^= 1 // hash mismatch, found only after decompressing
-	writeFile(t, dir, "badhash.bc", z)
-	writeFile(t, dir, "lib.a", arArchive([]arMember{{"m.o", readFile(t, filepath.Join(dir, "b.bc"))}}))
+	llvmtest.WriteFile(t, dir, "badhash.bc", z)
+	llvmtest.WriteFile(t, dir, "lib.a", arArchive([]arMember{{"m.o", llvmtest.ReadFile(t, filepath.Join(dir, "b.bc"))}}))
 
 	unb := func(in, typ string, targets ...string) []string {
 		return []string{"-unbundle", "-type=" + typ, "-targets=" + strings.Join(targets, ","), "-input=" + in}
@@ -56,29 +58,29 @@ func TestNoPartialOutput(t *testing.T) {
 		if i == 0 {
 			// LLVM writes o1, then fails on o2.
 			lr := run(t, dir, nil, l, args...)
-			if lr.code != 1 || !exists(filepath.Join(dir, "o1")) {
+			if lr.Code != 1 || !exists(filepath.Join(dir, "o1")) {
 				t.Errorf("expected LLVM to leave o1 behind: %v", lr)
 			}
 			os.Remove(filepath.Join(dir, "o1"))
 		}
 		// A stale output from an earlier run must survive untouched.
-		writeFile(t, dir, "o1", []byte("stale"))
-		before := dirNames(t, dir)
+		llvmtest.WriteFile(t, dir, "o1", []byte("stale"))
+		before := llvmtest.DirNames(t, dir)
 		r := run(t, dir, nil, ours(), args...)
-		if r.code != 1 {
+		if r.Code != 1 {
 			t.Errorf("%s: want exit 1: %v", c.name, r)
 		}
-		if got := readFile(t, filepath.Join(dir, "o1")); !bytes.Equal(got, []byte("stale")) {
+		if got := llvmtest.ReadFile(t, filepath.Join(dir, "o1")); !bytes.Equal(got, []byte("stale")) {
 			t.Errorf("%s: o1 was overwritten with %q", c.name, got)
 		}
-		if after := dirNames(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
+		if after := llvmtest.DirNames(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
 			t.Errorf("%s: files changed: %v -> %v", c.name, before, after)
 		}
 		os.Remove(filepath.Join(dir, "o1"))
-		before = dirNames(t, dir)
+		before = llvmtest.DirNames(t, dir)
 		r = run(t, dir, nil, ours(), args...)
-		if after := dirNames(t, dir); r.code != 1 || strings.Join(after, ",") != strings.Join(before, ",") {
-			t.Errorf("%s (no stale output): exit %d, files %v -> %v", c.name, r.code, before, after)
+		if after := llvmtest.DirNames(t, dir); r.Code != 1 || strings.Join(after, ",") != strings.Join(before, ",") {
+			t.Errorf("%s (no stale output): exit %d, files %v -> %v", c.name, r.Code, before, after)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 var (
@@ -22,7 +24,7 @@ func TestStandardIDs(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)
 	dir := t.TempDir()
-	writeFile(t, dir, "in", []byte("X"))
+	llvmtest.WriteFile(t, dir, "in", []byte("X"))
 	type tc struct{ raw, std string }
 	var cases []tc
 	for _, h := range hostSpellings {
@@ -49,14 +51,14 @@ func TestStandardIDs(t *testing.T) {
 		args := []string{"-type=bc", "-targets=" + c.raw, "-input=in"}
 		lr := run(t, dir, nil, l, append(args, "-output=l.bc")...)
 		or := run(t, dir, nil, ours(), append(args, "-output=o.bc")...)
-		if lr.code != 0 || or.code != 0 {
+		if lr.Code != 0 || or.Code != 0 {
 			t.Errorf("case %d %s: LLVM %v\nours %v", i, c.raw, lr, or)
 			continue
 		}
-		if got := run(t, dir, nil, l, "-type=bc", "-list", "-input=l.bc").stdout; got != c.std+"\n" {
+		if got := run(t, dir, nil, l, "-type=bc", "-list", "-input=l.bc").Stdout; got != c.std+"\n" {
 			t.Errorf("test table is wrong: LLVM stores %q as %q, the table says %q", c.raw, got, c.std)
 		}
-		sameBytes(t, c.raw, readFile(t, filepath.Join(dir, "l.bc")), readFile(t, filepath.Join(dir, "o.bc")))
+		sameBytes(t, c.raw, llvmtest.ReadFile(t, filepath.Join(dir, "l.bc")), llvmtest.ReadFile(t, filepath.Join(dir, "o.bc")))
 	}
 }
 
@@ -95,7 +97,7 @@ func bundleCase(t *testing.T, l tool, text bool, seed uint64) {
 	args := []string{pick(r, []string{"-", "--"}) + "type=" + typ, "-targets=" + raws(ts)}
 	for i, tg := range ts {
 		name := fileName(i)
-		writeFile(t, dir, name, randPayload(r, text))
+		llvmtest.WriteFile(t, dir, name, randPayload(r, text))
 		if tg.kind == "host" && typ == "o" && r.IntN(3) == 0 {
 			name = "/dev/null" // a HIP fat binary's host input
 		}
@@ -107,18 +109,18 @@ func bundleCase(t *testing.T, l tool, text bool, seed uint64) {
 	t.Logf("bundle: %q", args)
 	lr := run(t, dir, nil, l, append(args, "-output=llvm.out")...)
 	or := run(t, dir, nil, ours(), append(args, "-output=ours.out")...)
-	if lr.code != 0 {
+	if lr.Code != 0 {
 		sameError(t, "bundle", lr, or)
 		if exists(filepath.Join(dir, "ours.out")) {
 			t.Errorf("ours left an output after failing")
 		}
 		return
 	}
-	if or.code != 0 {
+	if or.Code != 0 {
 		t.Fatalf("LLVM bundled, ours failed: %v", or)
 	}
-	want := readFile(t, filepath.Join(dir, "llvm.out"))
-	if !sameBytes(t, "bundle", want, readFile(t, filepath.Join(dir, "ours.out"))) {
+	want := llvmtest.ReadFile(t, filepath.Join(dir, "llvm.out"))
+	if !sameBytes(t, "bundle", want, llvmtest.ReadFile(t, filepath.Join(dir, "ours.out"))) {
 		return
 	}
 	listBoth(t, l, dir, typ, "llvm.out", stds(ts))
@@ -127,8 +129,8 @@ func bundleCase(t *testing.T, l tool, text bool, seed uint64) {
 	for _, tg := range ts {
 		order = append(order, tg.std)
 	}
-	if r := run(t, dir, nil, ours(), "-type="+typ, "-list", "-input=llvm.out"); r.stdout != strings.Join(order, "\n")+"\n" {
-		t.Errorf("list order: got %q, want %q", r.stdout, order)
+	if r := run(t, dir, nil, ours(), "-type="+typ, "-list", "-input=llvm.out"); r.Stdout != strings.Join(order, "\n")+"\n" {
+		t.Errorf("list order: got %q, want %q", r.Stdout, order)
 	}
 	if reqs, omp := randRequests(r, ts); reqs != nil {
 		extra := []string{}
@@ -148,14 +150,14 @@ func listBoth(t *testing.T, l tool, dir, typ, in string, want []string) {
 	t.Helper()
 	lr := run(t, dir, nil, l, "-type="+typ, "-list", "-input="+in)
 	or := run(t, dir, nil, ours(), "-type="+typ, "-list", "-input="+in)
-	if lr.code != 0 || or.code != 0 {
+	if lr.Code != 0 || or.Code != 0 {
 		t.Fatalf("list: LLVM %v\nours %v", lr, or)
 	}
-	if !slices.Equal(sortedLines(lr.stdout), sortedLines(or.stdout)) {
-		t.Errorf("list: LLVM %q, ours %q", lr.stdout, or.stdout)
+	if !slices.Equal(sortedLines(lr.Stdout), sortedLines(or.Stdout)) {
+		t.Errorf("list: LLVM %q, ours %q", lr.Stdout, or.Stdout)
 	}
-	if want != nil && !slices.Equal(sortedLines(lr.stdout), want) {
-		t.Errorf("list: LLVM printed %q, the test expected %q", lr.stdout, want)
+	if want != nil && !slices.Equal(sortedLines(lr.Stdout), want) {
+		t.Errorf("list: LLVM printed %q, the test expected %q", lr.Stdout, want)
 	}
 }
 
@@ -170,7 +172,7 @@ func unbundleBoth(t *testing.T, l tool, dir, typ, in string, reqs []target, extr
 	unbundleRaw(t, l, dir, typ, in, names, extra...)
 }
 
-func unbundleRaw(t *testing.T, l tool, dir, typ, in string, reqs []string, extra ...string) (llvmRes, ourRes result) {
+func unbundleRaw(t *testing.T, l tool, dir, typ, in string, reqs []string, extra ...string) (llvmRes, ourRes llvmtest.Result) {
 	t.Helper()
 	args := append([]string{"-unbundle", "-type=" + typ, "-targets=" + strings.Join(reqs, ","), "-input=" + in}, extra...)
 	t.Logf("unbundle: %q", args)
@@ -185,7 +187,7 @@ func unbundleRaw(t *testing.T, l tool, dir, typ, in string, reqs []string, extra
 	}
 	lr := run(t, dir, nil, l, lArgs...)
 	or := run(t, dir, nil, ours(), oArgs...)
-	if lr.code != 0 {
+	if lr.Code != 0 {
 		sameError(t, "unbundle", lr, or)
 		for i := range reqs {
 			if exists(filepath.Join(dir, fmt.Sprintf("o%d.out", i))) {
@@ -194,14 +196,14 @@ func unbundleRaw(t *testing.T, l tool, dir, typ, in string, reqs []string, extra
 		}
 		return lr, or
 	}
-	if or.code != 0 {
+	if or.Code != 0 {
 		t.Fatalf("LLVM unbundled, ours failed: %v", or)
 	}
 	for i, q := range reqs {
-		want := readFile(t, filepath.Join(dir, fmt.Sprintf("l%d.out", i)))
-		got := readFile(t, filepath.Join(dir, fmt.Sprintf("o%d.out", i)))
+		want := llvmtest.ReadFile(t, filepath.Join(dir, fmt.Sprintf("l%d.out", i)))
+		got := llvmtest.ReadFile(t, filepath.Join(dir, fmt.Sprintf("o%d.out", i)))
 		if !bytes.Equal(want, got) {
-			t.Errorf("unbundle output for %s: %s", q, firstDiff(want, got))
+			t.Errorf("unbundle output for %s: %s", q, llvmtest.FirstDiff(want, got))
 		}
 	}
 	return lr, or

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // TestUnbundleCompatibility runs the compatibility rules of reference §1.3
@@ -23,8 +25,8 @@ func TestUnbundleCompatibility(t *testing.T) {
 		{"hip-amdgcn-amd-amdhsa-gfx900", []byte("old-3-field")},
 		{"hip-amdgcn-amd-amdhsa--gfx942:sramecc-:xnack+", []byte("942-s-x+")},
 	}
-	writeFile(t, dir, "f.bc", binaryBundle(entries, 1))
-	writeFile(t, dir, "f.s", textBundle("#", entries))
+	llvmtest.WriteFile(t, dir, "f.bc", binaryBundle(entries, 1))
+	llvmtest.WriteFile(t, dir, "f.s", textBundle("#", entries))
 	cases := []struct {
 		req   string
 		flags []string
@@ -57,15 +59,15 @@ func TestUnbundleCompatibility(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", in.typ, i), func(t *testing.T) {
 				lr, or := unbundleRaw(t, l, dir, in.typ, in.file, []string{c.req}, c.flags...)
 				if c.want == "" {
-					if lr.code != 1 || or.code != 1 {
+					if lr.Code != 1 || or.Code != 1 {
 						t.Errorf("%s: expected no compatible bundle", c.req)
 					}
 					return
 				}
-				if or.code != 0 {
+				if or.Code != 0 {
 					return // reported by unbundleRaw
 				}
-				if got := readFile(t, filepath.Join(dir, "o0.out")); string(got) != c.want {
+				if got := llvmtest.ReadFile(t, filepath.Join(dir, "o0.out")); string(got) != c.want {
 					t.Errorf("%s: got %q, want %q", c.req, got, c.want)
 				}
 			})
@@ -81,9 +83,9 @@ func TestAllowMissingBundles(t *testing.T) {
 	l := llvm(t)
 	dir := t.TempDir()
 	plain := []byte("plain host file, no bundle\n")
-	writeFile(t, dir, "plain", plain)
+	llvmtest.WriteFile(t, dir, "plain", plain)
 	hostObj := compileHostObject(t, dir, "host.o")
-	writeFile(t, dir, "b.bc", binaryBundle([]rawEntry{{hostT + "-", []byte("H")}, {g906, []byte("D")}}, 1))
+	llvmtest.WriteFile(t, dir, "b.bc", binaryBundle([]rawEntry{{hostT + "-", []byte("H")}, {g906, []byte("D")}}, 1))
 	cases := []struct {
 		typ, in string
 		reqs    []string
@@ -97,11 +99,11 @@ func TestAllowMissingBundles(t *testing.T) {
 	}
 	for i, c := range cases {
 		lr, or := unbundleRaw(t, l, dir, c.typ, c.in, c.reqs, "-allow-missing-bundles")
-		if lr.code != 0 || or.code != 0 {
+		if lr.Code != 0 || or.Code != 0 {
 			continue
 		}
 		for j, w := range c.want {
-			if got := readFile(t, filepath.Join(dir, fmt.Sprintf("o%d.out", j))); !bytes.Equal(got, w) {
+			if got := llvmtest.ReadFile(t, filepath.Join(dir, fmt.Sprintf("o%d.out", j))); !bytes.Equal(got, w) {
 				t.Errorf("case %d output %d: got %d bytes, want %d", i, j, len(got), len(w))
 			}
 		}

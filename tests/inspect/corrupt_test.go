@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // corruptCase is a damaged file and the offset, derived here from the
@@ -20,9 +22,9 @@ type corruptCase struct {
 
 func corruptCases(t *testing.T) []corruptCase {
 	le := binary.LittleEndian
-	pkgs := readFile(t, fixture(t, "packages.bin"))
+	pkgs := llvmtest.ReadFile(t, fixture(t, "packages.bin"))
 	first := int64(le.Uint64(pkgs[8:])) // the first binary's Size field
-	bundle := readFile(t, fixture(t, "bundle.bin"))
+	bundle := llvmtest.ReadFile(t, fixture(t, "bundle.bin"))
 	// Entry i's header starts after the 24-byte magic, the 8-byte count and
 	// the earlier entries (3 u64 fields and the ID each).
 	entry2 := int64(32)
@@ -30,10 +32,10 @@ func corruptCases(t *testing.T) []corruptCase {
 		entry2 += 24 + int64(len(id))
 	}
 	lastPayload := int64(le.Uint64(bundle[entry2:]))
-	zlibV3 := readFile(t, fixture(t, "ccob-v3-zlib.bin"))
+	zlibV3 := llvmtest.ReadFile(t, fixture(t, "ccob-v3-zlib.bin"))
 	badHash := append([]byte(nil), zlibV3...)
 	badHash[24] ^= 1
-	zstdV3 := readFile(t, fixture(t, "ccob-v3-zstd.bin"))
+	zstdV3 := llvmtest.ReadFile(t, fixture(t, "ccob-v3-zstd.bin"))
 	badMagic := append([]byte(nil), pkgs...)
 	badMagic[first] = 0x11 // the second binary's magic
 	return []corruptCase{
@@ -54,7 +56,7 @@ func TestInspectCorrupt(t *testing.T) {
 	for _, c := range corruptCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := writeFile(t, dir, "bad.bin", c.data)
+			path := llvmtest.WriteFile(t, dir, "bad.bin", c.data)
 			checkCorrupt(t, dir, path, c.offset, c.reason)
 		})
 	}
@@ -63,14 +65,14 @@ func TestInspectCorrupt(t *testing.T) {
 // A damaged member of an archive is reported at its offset in the
 // archive, and the other members are still described.
 func TestInspectCorruptArchiveMember(t *testing.T) {
-	ar := needTool(t, "llvm-ar-22")
-	pkgs := readFile(t, fixture(t, "packages.bin"))
+	ar := llvmtest.Tool(t, "llvm-ar-22")
+	pkgs := llvmtest.ReadFile(t, fixture(t, "packages.bin"))
 	first := int64(binary.LittleEndian.Uint64(pkgs[8:]))
 	dir := t.TempDir()
-	writeFile(t, dir, "bad.bin", pkgs[:first+100])
-	writeFile(t, dir, "good.bin", pkgs[:first])
+	llvmtest.WriteFile(t, dir, "bad.bin", pkgs[:first+100])
+	llvmtest.WriteFile(t, dir, "good.bin", pkgs[:first])
 	mustRun(t, dir, nil, ar, "rcD", "lib.a", "good.bin", "bad.bin")
-	data := readFile(t, filepath.Join(dir, "lib.a"))
+	data := llvmtest.ReadFile(t, filepath.Join(dir, "lib.a"))
 	member := memberOffset(t, data, "bad.bin")
 	files := checkCorrupt(t, dir, filepath.Join(dir, "lib.a"), member+first+8, "past end")
 	var good bool
@@ -101,7 +103,7 @@ func checkCorrupt(t *testing.T, dir, path string, offset int64, reason string) [
 	t.Helper()
 	text := run(t, dir, nil, offloadBin, "inspect", path)
 	files, js := inspectJSON(t, dir, path)
-	if text.code != 1 || js.code != 1 {
+	if text.Code != 1 || js.Code != 1 {
 		t.Fatalf("want exit 1 for text and JSON:\n%v\n%v", text, js)
 	}
 	var errs []string
@@ -115,15 +117,15 @@ func checkCorrupt(t *testing.T, dir, path string, offset int64, reason string) [
 		}
 	})
 	if len(errs) == 0 {
-		t.Fatalf("no error in the JSON document:\n%s", js.stdout)
+		t.Fatalf("no error in the JSON document:\n%s", js.Stdout)
 	}
 	at := fmt.Sprintf("at offset %d", offset)
 	for _, e := range errs {
 		if !strings.Contains(e, reason) || offset >= 0 && !strings.Contains(e, at) || !strings.Contains(e, "offset") {
 			t.Errorf("error %q: want one naming offset %d and %q", e, offset, reason)
 		}
-		if !strings.Contains(text.stdout, "error: "+e) {
-			t.Errorf("the text output lacks the error %q:\n%s", e, text.stdout)
+		if !strings.Contains(text.Stdout, "error: "+e) {
+			t.Errorf("the text output lacks the error %q:\n%s", e, text.Stdout)
 		}
 	}
 	return files

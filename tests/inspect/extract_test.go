@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // llvmEntry is what LLVM's tools give for one image of a fixture.
@@ -28,13 +30,13 @@ func llvmImages(t *testing.T, obj string, entries []llvmEntry) [][]byte {
 		dst := filepath.Join(dir, "img"+string(rune('0'+i)))
 		if e.id != "" {
 			sec := filepath.Join(dir, "fatbin")
-			mustRun(t, dir, nil, needTool(t, "llvm-objcopy-22"), "--dump-section=.hip_fatbin="+sec, obj, filepath.Join(dir, "copy.o"))
-			mustRun(t, dir, nil, needTool(t, "clang-offload-bundler-22"), "-unbundle", "-type=o", "-input="+sec,
+			mustRun(t, dir, nil, llvmtest.Tool(t, "llvm-objcopy-22"), "--dump-section=.hip_fatbin="+sec, obj, filepath.Join(dir, "copy.o"))
+			mustRun(t, dir, nil, llvmtest.Tool(t, "clang-offload-bundler-22"), "-unbundle", "-type=o", "-input="+sec,
 				"-targets="+e.id, "-output="+dst)
 		} else {
-			mustRun(t, dir, nil, needTool(t, "llvm-offload-binary-22"), obj, "--image=file="+dst+",triple="+e.triple+",arch="+e.arch)
+			mustRun(t, dir, nil, llvmtest.Tool(t, "llvm-offload-binary-22"), obj, "--image=file="+dst+",triple="+e.triple+",arch="+e.arch)
 		}
-		out = append(out, readFile(t, dst))
+		out = append(out, llvmtest.ReadFile(t, dst))
 	}
 	return out
 }
@@ -67,14 +69,14 @@ func TestExtractMatchesLLVM(t *testing.T) {
 			for _, n := range c.names {
 				paths = append(paths, filepath.Join("out", n))
 			}
-			if got := lines(r.stdout); !reflect.DeepEqual(got, paths) {
+			if got := lines(r.Stdout); !reflect.DeepEqual(got, paths) {
 				t.Fatalf("extract printed %q, want %q", got, paths)
 			}
-			if got := dirNames(t, filepath.Join(dir, "out")); !reflect.DeepEqual(got, c.names) {
+			if got := llvmtest.DirNames(t, filepath.Join(dir, "out")); !reflect.DeepEqual(got, c.names) {
 				t.Fatalf("extract wrote %q", got)
 			}
 			for i, n := range c.names {
-				if !bytes.Equal(readFile(t, filepath.Join(dir, "out", n)), want[i]) {
+				if !bytes.Equal(llvmtest.ReadFile(t, filepath.Join(dir, "out", n)), want[i]) {
 					t.Errorf("%s differs from what LLVM extracts", n)
 				}
 			}
@@ -104,7 +106,7 @@ func TestExtractFilters(t *testing.T) {
 	for _, c := range cases {
 		dir := t.TempDir()
 		mustRun(t, dir, nil, append([]string{offloadBin, "extract"}, c.args...)...)
-		if got := dirNames(t, dir); !reflect.DeepEqual(got, withTmp(c.names)) {
+		if got := llvmtest.DirNames(t, dir); !reflect.DeepEqual(got, withTmp(c.names)) {
 			t.Errorf("%q: wrote %q, want %q", c.args, got, c.names)
 		}
 		for i, e := range oldEntries {
@@ -119,8 +121,8 @@ func TestExtractFilters(t *testing.T) {
 	for _, args := range [][]string{{"--target=gfx90a", old}, {"--target=gfx90a:xnack-", old}, {"--kind=openmp", old}} {
 		dir := t.TempDir()
 		r := run(t, dir, nil, append([]string{offloadBin, "extract"}, args...)...)
-		if r.code != 1 || !strings.Contains(r.stderr, "no device image matches") || len(dirNames(t, dir)) != 1 {
-			t.Errorf("%q: want exit 1, a message and no files:\n%v\n%q", args, r, dirNames(t, dir))
+		if r.Code != 1 || !strings.Contains(r.Stderr, "no device image matches") || len(llvmtest.DirNames(t, dir)) != 1 {
+			t.Errorf("%q: want exit 1, a message and no files:\n%v\n%q", args, r, llvmtest.DirNames(t, dir))
 		}
 	}
 }
@@ -135,13 +137,13 @@ func withTmp(names []string) []string {
 // --archive writes one ar archive that llvm-ar-22 reads, with the images
 // of every member of an input archive, names made unique.
 func TestExtractArchive(t *testing.T) {
-	ar := needTool(t, "llvm-ar-22")
+	ar := llvmtest.Tool(t, "llvm-ar-22")
 	lib := fixture(t, "lib.a")
 	old, oldc := llvmImages(t, fixture(t, "old.o"), oldEntries), llvmImages(t, fixture(t, "old-compressed.o"), oldEntries)
 	neu := llvmImages(t, fixture(t, "new.o"), newEntries)
 	dir := t.TempDir()
 	mustRun(t, dir, nil, offloadBin, "extract", "--kind=hip", "--archive=dev.a", lib)
-	names := lines(mustRun(t, dir, nil, ar, "t", "dev.a").stdout)
+	names := lines(mustRun(t, dir, nil, ar, "t", "dev.a").Stdout)
 	want := map[string][]byte{
 		"lib-hipv4-amdgcn-amd-amdhsa-gfx906.o":          old[0],
 		"lib-hipv4-amdgcn-amd-amdhsa-gfx90a_xnack+.o":   old[1],
@@ -159,11 +161,11 @@ func TestExtractArchive(t *testing.T) {
 			t.Errorf("unexpected member %s", n)
 			continue
 		}
-		if got := mustRun(t, dir, nil, ar, "p", "dev.a", n).stdout; got != string(w) {
+		if got := mustRun(t, dir, nil, ar, "p", "dev.a", n).Stdout; got != string(w) {
 			t.Errorf("member %s differs from what LLVM extracts", n)
 		}
 	}
-	if got := dirNames(t, dir); !reflect.DeepEqual(got, []string{".tmp", "dev.a"}) {
+	if got := llvmtest.DirNames(t, dir); !reflect.DeepEqual(got, []string{".tmp", "dev.a"}) {
 		t.Errorf("--archive also wrote %q", got)
 	}
 }
@@ -172,19 +174,19 @@ func TestExtractArchive(t *testing.T) {
 // llvm-offload-binary-22 makes from the same code objects, byte for byte,
 // and a new-driver object into the bundle clang-offload-bundler-22 makes.
 func TestConvertMatchesLLVM(t *testing.T) {
-	packager := needTool(t, "llvm-offload-binary-22")
-	bundler := needTool(t, "clang-offload-bundler-22")
+	packager := llvmtest.Tool(t, "llvm-offload-binary-22")
+	bundler := llvmtest.Tool(t, "clang-offload-bundler-22")
 	dir := t.TempDir()
 	for _, fx := range []string{"old.o", "old-compressed.o"} {
 		imgs := llvmImages(t, fixture(t, fx), oldEntries)
 		args := []string{packager, "-o", "llvm.bin"}
 		for i, e := range oldEntries {
-			f := writeFile(t, dir, "co"+string(rune('0'+i))+".o", imgs[i])
+			f := llvmtest.WriteFile(t, dir, "co"+string(rune('0'+i))+".o", imgs[i])
 			args = append(args, "--image=file="+f+",triple=amdgcn-amd-amdhsa,arch="+strings.TrimPrefix(e.id, "hipv4-amdgcn-amd-amdhsa--")+",kind=hip")
 		}
 		mustRun(t, dir, nil, args...)
 		mustRun(t, dir, nil, offloadBin, "convert", "--to=offload-binary", "-o", "ours.bin", fixture(t, fx))
-		if a, b := readFile(t, filepath.Join(dir, "llvm.bin")), readFile(t, filepath.Join(dir, "ours.bin")); !bytes.Equal(a, b) {
+		if a, b := llvmtest.ReadFile(t, filepath.Join(dir, "llvm.bin")), llvmtest.ReadFile(t, filepath.Join(dir, "ours.bin")); !bytes.Equal(a, b) {
 			t.Errorf("%s: our OffloadBinaries differ from llvm-offload-binary-22's", fx)
 		}
 	}
@@ -193,11 +195,11 @@ func TestConvertMatchesLLVM(t *testing.T) {
 	args := []string{bundler, "-type=o", "-bundle-align=4096", "-output=llvm.bundle",
 		"-targets=hipv4-amdgcn-amd-amdhsa--gfx906,hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"}
 	for i := range newEntries {
-		args = append(args, "-input="+writeFile(t, dir, "dev"+string(rune('0'+i))+".bc", imgs[i]))
+		args = append(args, "-input="+llvmtest.WriteFile(t, dir, "dev"+string(rune('0'+i))+".bc", imgs[i]))
 	}
 	mustRun(t, dir, nil, args...)
 	mustRun(t, dir, nil, offloadBin, "convert", "--to=bundle", "-o", "ours.bundle", fixture(t, "new.o"))
-	if a, b := readFile(t, filepath.Join(dir, "llvm.bundle")), readFile(t, filepath.Join(dir, "ours.bundle")); !bytes.Equal(a, b) {
+	if a, b := llvmtest.ReadFile(t, filepath.Join(dir, "llvm.bundle")), llvmtest.ReadFile(t, filepath.Join(dir, "ours.bundle")); !bytes.Equal(a, b) {
 		t.Error("our bundle differs from clang-offload-bundler-22's")
 	}
 }
@@ -205,28 +207,28 @@ func TestConvertMatchesLLVM(t *testing.T) {
 // OpenMP images become a bundle with the host entry LLVM's bundler wants,
 // and an LLVM bundle survives a round trip through OffloadBinaries.
 func TestConvertHostAndRoundTrip(t *testing.T) {
-	packager := needTool(t, "llvm-offload-binary-22")
-	bundler := needTool(t, "clang-offload-bundler-22")
+	packager := llvmtest.Tool(t, "llvm-offload-binary-22")
+	bundler := llvmtest.Tool(t, "clang-offload-bundler-22")
 	dir := t.TempDir()
-	a := writeFile(t, dir, "a.o", []byte("openmp image for gfx906"))
-	b := writeFile(t, dir, "b.o", []byte("openmp image for gfx90a:xnack-, a little longer"))
+	a := llvmtest.WriteFile(t, dir, "a.o", []byte("openmp image for gfx906"))
+	b := llvmtest.WriteFile(t, dir, "b.o", []byte("openmp image for gfx90a:xnack-, a little longer"))
 	mustRun(t, dir, nil, packager, "-o", "omp.bin", "--image=file="+a+",triple=amdgcn-amd-amdhsa,arch=gfx906,kind=openmp",
 		"--image=file="+b+",triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack-,kind=openmp")
 	mustRun(t, dir, nil, bundler, "-type=o", "-bundle-align=64", "-output=llvm.bundle", "-input=/dev/null", "-input="+a, "-input="+b,
 		"-targets=host-x86_64-unknown-linux-gnu,openmp-amdgcn-amd-amdhsa--gfx906,openmp-amdgcn-amd-amdhsa--gfx90a:xnack-")
 	mustRun(t, dir, nil, offloadBin, "convert", "--to=bundle", "--host-triple=x86_64-unknown-linux-gnu", "--bundle-align=64",
 		"-o", "ours.bundle", "omp.bin")
-	if x, y := readFile(t, filepath.Join(dir, "llvm.bundle")), readFile(t, filepath.Join(dir, "ours.bundle")); !bytes.Equal(x, y) {
+	if x, y := llvmtest.ReadFile(t, filepath.Join(dir, "llvm.bundle")), llvmtest.ReadFile(t, filepath.Join(dir, "ours.bundle")); !bytes.Equal(x, y) {
 		t.Error("our OpenMP bundle with a host entry differs from clang-offload-bundler-22's")
 	}
 
 	orig := fixture(t, "bundle.bin")
 	mustRun(t, dir, nil, offloadBin, "convert", "--to=offload-binary", "-o", "rt.bin", orig)
 	mustRun(t, dir, nil, offloadBin, "convert", "--to=bundle", "-o", "rt.bundle", "rt.bin")
-	if !bytes.Equal(readFile(t, orig), readFile(t, filepath.Join(dir, "rt.bundle"))) {
+	if !bytes.Equal(llvmtest.ReadFile(t, orig), llvmtest.ReadFile(t, filepath.Join(dir, "rt.bundle"))) {
 		t.Error("bundle -> OffloadBinary -> bundle changed clang-offload-bundler-22's bundle")
 	}
-	if r := run(t, dir, nil, packager, "rt.bin", "--image=file=x,triple=amdgcn-amd-amdhsa,arch=gfx1100"); r.code != 0 || !exists(filepath.Join(dir, "x")) {
+	if r := run(t, dir, nil, packager, "rt.bin", "--image=file=x,triple=amdgcn-amd-amdhsa,arch=gfx1100"); r.Code != 0 || !exists(filepath.Join(dir, "x")) {
 		t.Errorf("llvm-offload-binary-22 cannot extract from the converted file:\n%v", r)
 	}
 }
@@ -247,7 +249,7 @@ func TestConvertErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := run(t, dir, nil, append([]string{offloadBin, "convert"}, c.args...)...)
-		if r.code == 0 || !strings.Contains(r.stderr, c.want) {
+		if r.Code == 0 || !strings.Contains(r.Stderr, c.want) {
 			t.Errorf("%q: want failure with %q:\n%v", c.args, c.want, r)
 		}
 		if exists(filepath.Join(dir, "x")) {
@@ -267,7 +269,7 @@ func TestExtractListNames(t *testing.T) {
 	obj := fixture(t, "multi-ccob.o")
 	dir := t.TempDir()
 	var listed, sizes []string
-	for _, l := range lines(mustRun(t, dir, nil, offloadBin, "extract", "--list", obj).stdout) {
+	for _, l := range lines(mustRun(t, dir, nil, offloadBin, "extract", "--list", obj).Stdout) {
 		f := strings.Split(l, "\t")
 		listed, sizes = append(listed, f[0]), append(sizes, f[1])
 	}
@@ -277,7 +279,7 @@ func TestExtractListNames(t *testing.T) {
 		t.Fatalf("--list names %q, want %q", listed, want)
 	}
 	mustRun(t, dir, nil, offloadBin, "extract", "-o", "out", obj)
-	written := dirNames(t, filepath.Join(dir, "out"))
+	written := llvmtest.DirNames(t, filepath.Join(dir, "out"))
 	sort.Strings(want)
 	if !reflect.DeepEqual(written, want) {
 		t.Fatalf("extract wrote %q, --list said %q", written, want)

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // hipSource has device code without needing HIP headers.
@@ -51,10 +53,10 @@ var listed = []string{"old.o", "old-compressed.o", "new.o", "new-nordc.o", "bund
 	"nested.bin", "lib.a", "multi-ccob.o"}
 
 func hipObject(t *testing.T, name string, extra ...string) string {
-	clang := needTool(t, "clang++-22")
+	clang := llvmtest.Tool(t, "clang++-22")
 	dir := filepath.Join(fixtureRoot, name+".d")
 	os.MkdirAll(dir, 0o755)
-	writeFile(t, dir, "k.hip", []byte(hipSource))
+	llvmtest.WriteFile(t, dir, "k.hip", []byte(hipSource))
 	args := append([]string{clang, "-cuid=fixed", "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+",
 		"-nogpuinc", "-nogpulib", "-c", "k.hip", "-o", filepath.Join(fixtureRoot, name)}, extra...)
 	mustRun(t, dir, nil, args...)
@@ -70,14 +72,14 @@ func randomInputs(t *testing.T, seed uint64) []string {
 		for k := range data {
 			data[k] = byte(r.IntN(16)) // compressible
 		}
-		paths = append(paths, writeFile(t, fixtureRoot, fmt.Sprintf("in%d-%d.co", seed, i), data))
+		paths = append(paths, llvmtest.WriteFile(t, fixtureRoot, fmt.Sprintf("in%d-%d.co", seed, i), data))
 	}
 	return paths
 }
 
 // bundleWith runs clang-offload-bundler-22 on the random inputs.
 func bundleWith(t *testing.T, out string, env []string, extra ...string) string {
-	bundler := needTool(t, "clang-offload-bundler-22")
+	bundler := llvmtest.Tool(t, "clang-offload-bundler-22")
 	args := []string{bundler, "-type=o", "-targets=" + strings.Join(bundleTargets, ","), "-output=" + out}
 	for _, in := range randomInputs(t, 1) {
 		args = append(args, "-input="+in)
@@ -100,7 +102,7 @@ func zstdCCOB(t *testing.T, version int) string {
 // "CCOB", u16 version, u16 method 0, sizes, then the first 8 bytes of the
 // MD5 of the uncompressed bundle.
 func zlibCCOB(t *testing.T, version int) string {
-	plain := readFile(t, fixture(t, "bundle.bin"))
+	plain := llvmtest.ReadFile(t, fixture(t, "bundle.bin"))
 	var z bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&z, 6)
 	zw.Write(plain)
@@ -121,13 +123,13 @@ func zlibCCOB(t *testing.T, version int) string {
 		h = le.AppendUint64(h, uint64(len(plain)))
 	}
 	h = append(h, sum[:8]...)
-	return writeFile(t, fixtureRoot, fmt.Sprintf("ccob-v%d-zlib.bin", version), append(h, z.Bytes()...))
+	return llvmtest.WriteFile(t, fixtureRoot, fmt.Sprintf("ccob-v%d-zlib.bin", version), append(h, z.Bytes()...))
 }
 
 func textBundle(t *testing.T) string {
-	bundler := needTool(t, "clang-offload-bundler-22")
-	a := writeFile(t, fixtureRoot, "host.ll", []byte("; host module\ndefine i32 @f() {\n  ret i32 0\n}\n"))
-	b := writeFile(t, fixtureRoot, "dev.ll", []byte("; device module\n@g = global i32 1\n"))
+	bundler := llvmtest.Tool(t, "clang-offload-bundler-22")
+	a := llvmtest.WriteFile(t, fixtureRoot, "host.ll", []byte("; host module\ndefine i32 @f() {\n  ret i32 0\n}\n"))
+	b := llvmtest.WriteFile(t, fixtureRoot, "dev.ll", []byte("; device module\n@g = global i32 1\n"))
 	out := filepath.Join(fixtureRoot, "text.ll")
 	mustRun(t, fixtureRoot, nil, bundler, "-type=ll", "-targets=host-x86_64-unknown-linux-gnu,openmp-amdgcn-amd-amdhsa--gfx90a",
 		"-input="+a, "-input="+b, "-output="+out)
@@ -137,21 +139,21 @@ func textBundle(t *testing.T) string {
 // packages is two llvm-offload-binary-22 packages stored back to back,
 // with images of every kind of target and extension.
 func packages(t *testing.T) string {
-	llvm := needTool(t, "llvm-offload-binary-22")
+	llvm := llvmtest.Tool(t, "llvm-offload-binary-22")
 	ins := randomInputs(t, 2)
 	mustRun(t, fixtureRoot, nil, llvm, "-o", "p1.pkg",
 		"--image=file="+ins[0]+",triple=amdgcn-amd-amdhsa,arch=gfx906,kind=hip",
 		"--image=file="+ins[1]+",triple=nvptx64-nvidia-cuda,arch=sm_90,kind=cuda")
-	bc := writeFile(t, fixtureRoot, "dev.bc", append([]byte("BC\xc0\xde"), readFile(t, ins[2])...))
+	bc := llvmtest.WriteFile(t, fixtureRoot, "dev.bc", append([]byte("BC\xc0\xde"), llvmtest.ReadFile(t, ins[2])...))
 	mustRun(t, fixtureRoot, nil, llvm, "-o", "p2.pkg",
 		"--image=file="+bc+",triple=x86_64-unknown-linux-gnu,arch=,kind=openmp")
-	all := append(readFile(t, filepath.Join(fixtureRoot, "p1.pkg")), readFile(t, filepath.Join(fixtureRoot, "p2.pkg"))...)
-	return writeFile(t, fixtureRoot, "packages.bin", all)
+	all := append(llvmtest.ReadFile(t, filepath.Join(fixtureRoot, "p1.pkg")), llvmtest.ReadFile(t, filepath.Join(fixtureRoot, "p2.pkg"))...)
+	return llvmtest.WriteFile(t, fixtureRoot, "packages.bin", all)
 }
 
 // nested is an OffloadBinary whose image is a compressed bundle.
 func nested(t *testing.T) string {
-	llvm := needTool(t, "llvm-offload-binary-22")
+	llvm := llvmtest.Tool(t, "llvm-offload-binary-22")
 	inner := fixture(t, "ccob-v3-zstd.bin")
 	out := filepath.Join(fixtureRoot, "nested.bin")
 	mustRun(t, fixtureRoot, nil, llvm, "-o", out, "--image=file="+inner+",triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip")
@@ -159,7 +161,7 @@ func nested(t *testing.T) string {
 }
 
 func archive(t *testing.T) string {
-	ar := needTool(t, "llvm-ar-22")
+	ar := llvmtest.Tool(t, "llvm-ar-22")
 	out := filepath.Join(fixtureRoot, "lib.a")
 	os.Remove(out)
 	mustRun(t, fixtureRoot, nil, ar, "rcD", out, fixture(t, "old.o"), fixture(t, "new.o"), fixture(t, "old-compressed.o"))
@@ -170,11 +172,11 @@ func archive(t *testing.T) string {
 // CCOBs, padded, in one .hip_fatbin section (clang-offload-bundler-22 cannot
 // list such a section: LLVM PR 182579).
 func multiCCOB(t *testing.T) string {
-	ld := needTool(t, "ld")
-	clang := needTool(t, "clang++-22")
+	ld := llvmtest.Tool(t, "ld")
+	clang := llvmtest.Tool(t, "clang++-22")
 	dir := filepath.Join(fixtureRoot, "multi.d")
 	os.MkdirAll(dir, 0o755)
-	writeFile(t, dir, "k2.hip", []byte(strings.ReplaceAll(strings.ReplaceAll(hipSource, "counter", "counter2"), "bump", "bump2")))
+	llvmtest.WriteFile(t, dir, "k2.hip", []byte(strings.ReplaceAll(strings.ReplaceAll(hipSource, "counter", "counter2"), "bump", "bump2")))
 	mustRun(t, dir, nil, clang, "-cuid=second", "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx1100", "--offload-compress",
 		"-nogpuinc", "-nogpulib", "-c", "k2.hip", "-o", "k2.o")
 	out := filepath.Join(fixtureRoot, "multi-ccob.o")

@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // node mirrors the documented JSON schema of `offload inspect --json`
@@ -59,16 +61,16 @@ type compression struct {
 }
 
 // inspectJSON runs offload inspect --json on paths.
-func inspectJSON(t *testing.T, dir string, paths ...string) ([]*node, result) {
+func inspectJSON(t *testing.T, dir string, paths ...string) ([]*node, llvmtest.Result) {
 	t.Helper()
 	r := run(t, dir, nil, append([]string{offloadBin, "inspect", "--json"}, paths...)...)
-	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec := json.NewDecoder(strings.NewReader(r.Stdout))
 	dec.DisallowUnknownFields()
 	var doc struct {
 		Files []*node `json:"files"`
 	}
 	if err := dec.Decode(&doc); err != nil {
-		t.Fatalf("the --json output does not follow the documented schema: %v\n%s", err, r.stdout)
+		t.Fatalf("the --json output does not follow the documented schema: %v\n%s", err, r.Stdout)
 	}
 	return doc.Files, r
 }
@@ -92,17 +94,16 @@ func walk(n *node, fn func(n, parent *node)) {
 // an MD5 of the uncompressed bundle; the text output must show every
 // entry as LLVM names it.
 func TestInspectMatchesLLVM(t *testing.T) {
-	needTool(t, "clang-offload-bundler-22")
-	needTool(t, "llvm-objdump-22")
+	llvmtest.Need(t, "clang-offload-bundler-22", "llvm-objdump-22")
 	for _, name := range listed {
 		t.Run(name, func(t *testing.T) {
 			path := fixture(t, name)
-			data := readFile(t, path)
+			data := llvmtest.ReadFile(t, path)
 			files, r := inspectJSON(t, t.TempDir(), path)
-			if r.code != 0 || len(files) != 1 || files[0].Name != path {
+			if r.Code != 0 || len(files) != 1 || files[0].Name != path {
 				t.Fatalf("inspect failed on a valid file:\n%v", r)
 			}
-			text := mustRun(t, t.TempDir(), nil, offloadBin, "inspect", path).stdout
+			text := mustRun(t, t.TempDir(), nil, offloadBin, "inspect", path).Stdout
 			c := &checker{t: t, data: data, text: text, dir: t.TempDir()}
 			walk(files[0], c.check)
 			if c.checked == 0 {
@@ -150,9 +151,9 @@ func (c *checker) check(n, parent *node) {
 
 // bundle lists the bundle's bytes with LLVM and unbundles each entry.
 func (c *checker) bundle(n *node, typ string) {
-	bundler := needTool(c.t, "clang-offload-bundler-22")
-	in := writeFile(c.t, c.dir, "b."+typ, c.bytesOf(n))
-	want := lines(mustRun(c.t, c.dir, nil, bundler, "-list", "-type="+typ, "-input="+in).stdout)
+	bundler := llvmtest.Tool(c.t, "clang-offload-bundler-22")
+	in := llvmtest.WriteFile(c.t, c.dir, "b."+typ, c.bytesOf(n))
+	want := lines(mustRun(c.t, c.dir, nil, bundler, "-list", "-type="+typ, "-input="+in).Stdout)
 	var got []string
 	for _, e := range n.Children {
 		got = append(got, e.Entry.ID)
@@ -162,9 +163,9 @@ func (c *checker) bundle(n *node, typ string) {
 		}
 		out := filepath.Join(c.dir, "entry")
 		mustRun(c.t, c.dir, nil, bundler, "-unbundle", "-type=o", "-input="+in, "-targets="+e.Entry.ID, "-output="+out)
-		if e.Size != int64(len(readFile(c.t, out))) {
-			c.t.Errorf("entry %s: inspect says %d bytes, LLVM unbundles %d", e.Entry.ID, e.Size, len(readFile(c.t, out)))
-		} else if e.Space == "file" && !bytes.Equal(c.bytesOf(e), readFile(c.t, out)) {
+		if e.Size != int64(len(llvmtest.ReadFile(c.t, out))) {
+			c.t.Errorf("entry %s: inspect says %d bytes, LLVM unbundles %d", e.Entry.ID, e.Size, len(llvmtest.ReadFile(c.t, out)))
+		} else if e.Space == "file" && !bytes.Equal(c.bytesOf(e), llvmtest.ReadFile(c.t, out)) {
 			c.t.Errorf("entry %s: the bytes at offset %d are not what LLVM unbundles", e.Entry.ID, e.Offset)
 		}
 	}
@@ -198,9 +199,9 @@ func (c *checker) ccob(n *node) {
 	if len(n.Children) != 1 || n.Children[0].Format != "bundle" {
 		c.t.Fatalf("CCOB at %d: no bundle inside", n.Offset)
 	}
-	bundler := needTool(c.t, "clang-offload-bundler-22")
-	in := writeFile(c.t, c.dir, "c.o", b)
-	want := lines(mustRun(c.t, c.dir, nil, bundler, "-list", "-type=o", "-input="+in).stdout)
+	bundler := llvmtest.Tool(c.t, "clang-offload-bundler-22")
+	in := llvmtest.WriteFile(c.t, c.dir, "c.o", b)
+	want := lines(mustRun(c.t, c.dir, nil, bundler, "-list", "-type=o", "-input="+in).Stdout)
 	var got []string
 	for _, e := range n.Children[0].Children {
 		got = append(got, e.Entry.ID)
@@ -246,8 +247,8 @@ func parseObjdump(out string) []objdumpImage {
 // offloadBinary compares the images with llvm-objdump-22 and their bytes
 // with llvm-offload-binary-22's extraction.
 func (c *checker) offloadBinary(n *node) {
-	in := writeFile(c.t, c.dir, "p.bin", c.bytesOf(n))
-	want := parseObjdump(mustRun(c.t, c.dir, nil, needTool(c.t, "llvm-objdump-22"), "--offloading", in).stdout)
+	in := llvmtest.WriteFile(c.t, c.dir, "p.bin", c.bytesOf(n))
+	want := parseObjdump(mustRun(c.t, c.dir, nil, llvmtest.Tool(c.t, "llvm-objdump-22"), "--offloading", in).Stdout)
 	if len(want) != len(n.Children) {
 		c.t.Fatalf("offload binary at %d: inspect lists %d images, llvm-objdump-22 %d", n.Offset, len(n.Children), len(want))
 	}
@@ -260,8 +261,8 @@ func (c *checker) offloadBinary(n *node) {
 		c.wantImageText(w)
 		out := filepath.Join(c.dir, "image")
 		os.Remove(out)
-		mustRun(c.t, c.dir, nil, needTool(c.t, "llvm-offload-binary-22"), in, "--image=file="+out+",triple="+w.triple+",arch="+w.arch)
-		if im.Space == "file" && !bytes.Equal(c.bytesOf(im), readFile(c.t, out)) {
+		mustRun(c.t, c.dir, nil, llvmtest.Tool(c.t, "llvm-offload-binary-22"), in, "--image=file="+out+",triple="+w.triple+",arch="+w.arch)
+		if im.Space == "file" && !bytes.Equal(c.bytesOf(im), llvmtest.ReadFile(c.t, out)) {
 			c.t.Errorf("image %d: the %d bytes at offset %d are not what llvm-offload-binary-22 extracts", i, im.Size, im.Offset)
 		}
 	}
@@ -346,13 +347,13 @@ func sameSet(t *testing.T, what string, got, want []string) {
 func TestInspectSeveralFiles(t *testing.T) {
 	a, b := fixture(t, "bundle.bin"), fixture(t, "packages.bin")
 	files, r := inspectJSON(t, t.TempDir(), a, b)
-	if r.code != 0 || len(files) != 2 || files[0].Name != a || files[1].Name != b {
+	if r.Code != 0 || len(files) != 2 || files[0].Name != a || files[1].Name != b {
 		t.Fatalf("two files:\n%v", r)
 	}
 	if files[0].Format != "bundle" || files[1].Format != "offload-binary" {
 		t.Errorf("formats %s, %s", files[0].Format, files[1].Format)
 	}
-	text := mustRun(t, t.TempDir(), nil, offloadBin, "inspect", a, b).stdout
+	text := mustRun(t, t.TempDir(), nil, offloadBin, "inspect", a, b).Stdout
 	if i, j := strings.Index(text, a+": bundle"), strings.Index(text, b+": offload-binary"); i < 0 || j < i {
 		t.Errorf("text output does not list %s then %s:\n%s", a, b, text)
 	}
@@ -362,16 +363,16 @@ func TestInspectSeveralFiles(t *testing.T) {
 func TestInspectUsage(t *testing.T) {
 	dir := t.TempDir()
 	r := run(t, dir, nil, offloadBin, "inspect", "missing.o")
-	if r.code != 1 || !strings.Contains(r.stderr, "missing.o") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "missing.o") {
 		t.Errorf("missing file:\n%v", r)
 	}
-	if r := run(t, dir, nil, offloadBin, "inspect"); r.code != 2 || !strings.Contains(r.stdout, "USAGE") {
+	if r := run(t, dir, nil, offloadBin, "inspect"); r.Code != 2 || !strings.Contains(r.Stdout, "USAGE") {
 		t.Errorf("no file:\n%v", r)
 	}
-	if r := run(t, dir, nil, offloadBin, "inspect", "--max-depth=0", "x"); r.code != 2 {
+	if r := run(t, dir, nil, offloadBin, "inspect", "--max-depth=0", "x"); r.Code != 2 {
 		t.Errorf("--max-depth=0:\n%v", r)
 	}
-	if r := run(t, dir, nil, offloadBin, "inspect", "--bogus", "x"); r.code != 2 || !strings.Contains(r.stderr, "Unknown command line argument '--bogus'") {
+	if r := run(t, dir, nil, offloadBin, "inspect", "--bogus", "x"); r.Code != 2 || !strings.Contains(r.Stderr, "Unknown command line argument '--bogus'") {
 		t.Errorf("unknown option:\n%v", r)
 	}
 }
@@ -386,7 +387,7 @@ func TestInspectMaxDepth(t *testing.T) {
 			deepest = n.Error
 		}
 	})
-	if r.code != 1 || !strings.Contains(deepest, "nesting deeper than 1") {
+	if r.Code != 1 || !strings.Contains(deepest, "nesting deeper than 1") {
 		t.Errorf("--max-depth=1 on a nested file: %q\n%v", deepest, r)
 	}
 }

@@ -4,12 +4,12 @@ import (
 	"encoding/binary"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 	"github.com/rules-offload/rules_offload/lib/inspect"
 )
 
@@ -25,19 +25,19 @@ func TestInspectWritesNothing(t *testing.T) {
 	env := []string{"TMPDIR=" + tmp}
 	for _, args := range [][]string{{"inspect"}, {"inspect", "--json"}} {
 		r := run(t, cwd, env, append(append([]string{offloadBin}, args...), paths...)...)
-		if r.code != 0 {
+		if r.Code != 0 {
 			t.Fatalf("%q failed:\n%v", args, r)
 		}
 	}
-	if got := append(dirNames(t, cwd), dirNames(t, tmp)...); len(got) != 0 {
+	if got := append(llvmtest.DirNames(t, cwd), llvmtest.DirNames(t, tmp)...); len(got) != 0 {
 		t.Fatalf("inspect left files behind: %q", got)
 	}
 
-	objdump := needTool(t, "llvm-objdump-22")
+	objdump := llvmtest.Tool(t, "llvm-objdump-22")
 	ctl := t.TempDir()
-	writeFile(t, ctl, "old.o", readFile(t, fixture(t, "old.o")))
+	llvmtest.WriteFile(t, ctl, "old.o", llvmtest.ReadFile(t, fixture(t, "old.o")))
 	run(t, ctl, env, objdump, "--offloading", "old.o")
-	if got := dirNames(t, ctl); len(got) <= 1 {
+	if got := llvmtest.DirNames(t, ctl); len(got) <= 1 {
 		t.Fatalf("control: llvm-objdump-22 --offloading wrote nothing either (%q), so the check above proves little", got)
 	}
 }
@@ -101,7 +101,7 @@ func sparseOffloadBinary(t *testing.T, dir string, total uint64) string {
 }
 
 func sparse(t *testing.T, dir, name string, head []byte, size int64) string {
-	p := writeFile(t, dir, name, head)
+	p := llvmtest.WriteFile(t, dir, name, head)
 	if err := os.Truncate(p, size); err != nil {
 		t.Fatal(err)
 	}
@@ -132,15 +132,15 @@ func TestInspectReadsHeadersOnly(t *testing.T) {
 		t.Logf("%s: %d bytes read", filepath.Base(c.path), cr.n.Load())
 
 		r := mustRun(t, dir, nil, offloadBin, "inspect", c.path)
-		if !strings.Contains(r.stdout, "size 209715200") && !strings.Contains(r.stdout, "size 1073737728") {
-			t.Errorf("the CLI does not show the payload sizes:\n%s", r.stdout)
+		if !strings.Contains(r.Stdout, "size 209715200") && !strings.Contains(r.Stdout, "size 1073737728") {
+			t.Errorf("the CLI does not show the payload sizes:\n%s", r.Stdout)
 		}
 	}
 	// The hand-made layout is valid for LLVM too (checked on a small one:
 	// llvm-objdump-22 would read the whole 1 GiB).
-	if _, err := exec.LookPath("llvm-objdump-22"); err == nil {
+	if llvmtest.Has("llvm-objdump-22") {
 		small := sparseOffloadBinary(t, t.TempDir(), 8192)
-		out := mustRun(t, dir, nil, "llvm-objdump-22", "--offloading", small).stdout
+		out := mustRun(t, dir, nil, "llvm-objdump-22", "--offloading", small).Stdout
 		if !strings.Contains(out, "arch            gfx90a\ntriple          amdgcn-amd-amdhsa\nproducer        hip") {
 			t.Errorf("llvm-objdump-22 does not read the hand-made package:\n%s", out)
 		}

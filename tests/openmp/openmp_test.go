@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 	"github.com/rules-offload/rules_offload/lib/wrapper"
 )
 
@@ -28,11 +29,7 @@ func needTools(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skipf("SKIP (loud): the proof runs x86-64 Linux programs; host is %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
-	for _, tool := range []string{"clang-16", "gcc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("SKIP (loud): %s is not on PATH; install clang-16 and gcc (scripts/install-deps.sh)", tool)
-		}
-	}
+	llvmtest.Need(t, "clang-16", "gcc")
 	for _, lib := range []string{"libomptarget.so", "libomptarget.rtl.x86_64.so", "libomp.so"} {
 		if _, err := os.Stat(filepath.Join(llvm16Lib, lib)); err != nil {
 			t.Skipf("SKIP (loud): %s/%s is missing; install libomp-16-dev", llvm16Lib, lib)
@@ -45,29 +42,21 @@ type step struct {
 	dir string
 }
 
-func (s step) run(env []string, name string, args ...string) (string, error) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = s.dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
 func (s step) must(name string, args ...string) string {
 	s.t.Helper()
-	out, err := s.run(nil, name, args...)
-	if err != nil {
-		s.t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return out
+	return llvmtest.Run(s.t, s.dir, name, args...)
 }
 
 // exec runs the program with the x86-64 plugin on the library path (the
 // runtime dlopens it by name) and offloading made mandatory, so a target
 // region that falls back to the host is an error rather than a silent pass.
+// It returns stdout and stderr together.
 func (s step) exec(prog string, extra ...string) (string, error) {
-	env := append([]string{"LD_LIBRARY_PATH=" + llvm16Lib, "OMP_TARGET_OFFLOAD=MANDATORY"}, extra...)
-	return s.run(env, "./"+prog)
+	cmd := exec.Command("./" + prog)
+	cmd.Dir = s.dir
+	cmd.Env = append(append(os.Environ(), "LD_LIBRARY_PATH="+llvm16Lib, "OMP_TARGET_OFFLOAD=MANDATORY"), extra...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 func (s step) link(prog string, objs ...string) {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // hipSource has device code: a __device__ variable and a device function
@@ -73,7 +75,7 @@ func failingTools(t *testing.T) string {
 // the package in .llvm.offloading; without it the linker wrapper reads the
 // package and writes .hip_fatbin).
 func TestHIPNewDriverByteIdentical(t *testing.T) {
-	clangxx := needTool(t, "clang++-22")
+	clangxx := llvmtest.Tool(t, "clang++-22")
 	const seed = 0x3d1e5
 	t.Logf("seed %#x", seed)
 	for i, archs := range hipArchSets(seed, 2) {
@@ -84,7 +86,7 @@ func TestHIPNewDriverByteIdentical(t *testing.T) {
 			name := fmt.Sprintf("%d-%s-rdc=%v", i, strings.Join(archs, "_"), rdc) // no commas: --image splits on them
 			t.Run(name, func(t *testing.T) {
 				dir := t.TempDir()
-				writeFile(t, dir, "k.hip", []byte(fmt.Sprintf(hipSource, 7+i, 3+i)))
+				llvmtest.WriteFile(t, dir, "k.hip", []byte(fmt.Sprintf(hipSource, 7+i, 3+i)))
 				args := []string{clangxx, "--offload-new-driver", "-cuid=fixed", "-x", "hip", "-nogpuinc", "-nogpulib", "-c", "k.hip"}
 				if rdc {
 					args = append(args, "-fgpu-rdc")
@@ -94,24 +96,24 @@ func TestHIPNewDriverByteIdentical(t *testing.T) {
 				}
 				withB := append(append([]string(nil), args[0], "-B", linkDir), args[1:]...)
 
-				prog, line := packagerCall(t, run(t, dir, nil, append(withB, "-###")...).stderr)
+				prog, line := packagerCall(t, run(t, dir, nil, append(withB, "-###")...).Stderr)
 				if prog != filepath.Join(linkDir, "llvm-offload-binary") {
 					t.Fatalf("clang++-22 -B %s runs %s, not our llvm-offload-binary:\n%s", linkDir, prog, line)
 				}
-				if llvmProg, _ := packagerCall(t, run(t, dir, nil, append(args, "-###")...).stderr); filepath.Dir(llvmProg) == linkDir {
+				if llvmProg, _ := packagerCall(t, run(t, dir, nil, append(args, "-###")...).Stderr); filepath.Dir(llvmProg) == linkDir {
 					t.Fatalf("without -B clang++-22 still runs %s", llvmProg)
 				}
 
 				mustRun(t, dir, nil, append(args, "-o", "llvm.o")...)
 				mustRun(t, dir, nil, append(withB, "-o", "ours.o")...)
-				want, got := readFile(t, filepath.Join(dir, "llvm.o")), readFile(t, filepath.Join(dir, "ours.o"))
+				want, got := llvmtest.ReadFile(t, filepath.Join(dir, "llvm.o")), llvmtest.ReadFile(t, filepath.Join(dir, "ours.o"))
 				if !bytes.Equal(want, got) {
-					t.Fatalf("the object built with our packager differs from LLVM's: %s", firstDiff(want, got))
+					t.Fatalf("the object built with our packager differs from LLVM's: %s", llvmtest.FirstDiff(want, got))
 				}
 				checkDeviceCode(t, dir, "ours.o", archs, rdc)
 
 				bad := append(append([]string(nil), args[0], "-B", failingTools(t)), args[1:]...)
-				if r := run(t, dir, nil, append(bad, "-o", "bad.o")...); r.code == 0 || !strings.Contains(r.stderr, "fake packager") {
+				if r := run(t, dir, nil, append(bad, "-o", "bad.o")...); r.Code == 0 || !strings.Contains(r.Stderr, "fake packager") {
 					t.Fatalf("a failing packager in -B did not fail the build, so -B is not what runs:\n%v", r)
 				}
 			})
@@ -179,27 +181,27 @@ func needLibomptarget16(t *testing.T) {
 // there, its linker wrapper (LLVM 16) must read our package and the target
 // region must run on the offload device and compute the right sum.
 func TestOpenMPClang16RunsOffloaded(t *testing.T) {
-	clang16 := needTool(t, "clang-16")
+	clang16 := llvmtest.Tool(t, "clang-16")
 	needLibomptarget16(t)
 	r := rand.New(rand.NewPCG(0x16, 0))
 	n, k := 100+r.IntN(5000), 1+r.IntN(9)
 	want := fmt.Sprintf("initial=0 sum=%d\n", k*n*(n+1)/2)
 	dir := t.TempDir()
-	writeFile(t, dir, "omp.c", []byte(fmt.Sprintf(ompSource, n, k)))
+	llvmtest.WriteFile(t, dir, "omp.c", []byte(fmt.Sprintf(ompSource, n, k)))
 	args := []string{clang16, "-B", linkDir, "-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu", "omp.c"}
 
-	prog, line := packagerCall(t, run(t, dir, nil, append(args, "-###")...).stderr)
+	prog, line := packagerCall(t, run(t, dir, nil, append(args, "-###")...).Stderr)
 	if prog != filepath.Join(linkDir, "clang-offload-packager") {
 		t.Fatalf("clang-16 -B %s runs %s, not our clang-offload-packager:\n%s", linkDir, prog, line)
 	}
 	mustRun(t, dir, nil, append(args, "-o", "omp")...)
 	got := run(t, dir, ompRunEnv, filepath.Join(dir, "omp"))
-	if got.code != 0 || got.stdout != want {
+	if got.Code != 0 || got.Stdout != want {
 		t.Fatalf("the target region did not run offloaded with the right result (want %q):\n%v", want, got)
 	}
 
 	bad := append([]string{clang16, "-B", failingTools(t)}, args[3:]...)
-	if r := run(t, dir, nil, append(bad, "-o", "bad")...); r.code == 0 || !strings.Contains(r.stderr, "fake packager") {
+	if r := run(t, dir, nil, append(bad, "-o", "bad")...); r.Code == 0 || !strings.Contains(r.Stderr, "fake packager") {
 		t.Fatalf("a failing packager in -B did not fail the build, so -B is not what runs:\n%v", r)
 	}
 }
@@ -208,7 +210,7 @@ func TestOpenMPClang16RunsOffloaded(t *testing.T) {
 // laid out in another order, so the bytes differ): llvm-objdump-22 lists
 // the same, and LLVM 16's packager extracts the same bytes from our file.
 func TestClang16PackagerReadsOurs(t *testing.T) {
-	p16 := needTool(t, "clang-offload-packager-16")
+	p16 := llvmtest.Tool(t, "clang-offload-packager-16")
 	r := rand.New(rand.NewPCG(0x1616, 0))
 	for i := range 4 {
 		dir := t.TempDir()
@@ -219,7 +221,7 @@ func TestClang16PackagerReadsOurs(t *testing.T) {
 				data[k] = byte(r.Uint32())
 			}
 			ext := []string{"o", "bc", "cubin", "ptx"}[r.IntN(4)]
-			file := writeFile(t, dir, fmt.Sprintf("img%d.%s", j, ext), data)
+			file := llvmtest.WriteFile(t, dir, fmt.Sprintf("img%d.%s", j, ext), data)
 			target := []string{"triple=x86_64-pc-linux-gnu,arch=", "triple=nvptx64-nvidia-cuda,arch=sm_70",
 				"triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+"}[j%3]
 			// OpenMP and CUDA have the same value in LLVM 16 and 22; HIP does not (3 vs 4).
@@ -236,7 +238,7 @@ func TestClang16PackagerReadsOurs(t *testing.T) {
 			target, _, _ := strings.Cut(rest, ",kind")
 			out := fmt.Sprintf("x%d", j)
 			mustRun(t, dir, nil, p16, "ours.bin", "--image=file="+out+","+target)
-			if !bytes.Equal(readFile(t, filepath.Join(dir, out)), readFile(t, file)) {
+			if !bytes.Equal(llvmtest.ReadFile(t, filepath.Join(dir, out)), llvmtest.ReadFile(t, file)) {
 				t.Fatalf("case %d: LLVM 16's packager extracts other bytes for %s from our package", i, target)
 			}
 		}

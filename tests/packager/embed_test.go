@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // hostSource is a host translation unit that prints a known line.
@@ -43,7 +45,7 @@ var hosts = []host{
 // llvm-offload-binary-22; it returns the package and the --image options.
 func randomPackage(t *testing.T, r *rand.Rand, dir, name string) (string, []string) {
 	t.Helper()
-	llvm := needTool(t, "llvm-offload-binary-22")
+	llvm := llvmtest.Tool(t, "llvm-offload-binary-22")
 	targets := []string{"triple=amdgcn-amd-amdhsa,arch=gfx906", "triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+",
 		"triple=nvptx64-nvidia-cuda,arch=sm_90", "triple=x86_64-unknown-linux-gnu,arch=", "triple=spirv64-intel,arch=pvc"}
 	var images []string
@@ -53,7 +55,7 @@ func randomPackage(t *testing.T, r *rand.Rand, dir, name string) (string, []stri
 			data[k] = byte(r.Uint32())
 		}
 		ext := []string{"o", "bc", "cubin", "ptx", "fatbin", "img"}[r.IntN(6)]
-		file := writeFile(t, dir, fmt.Sprintf("%s-img%d.%s", name, i, ext), data)
+		file := llvmtest.WriteFile(t, dir, fmt.Sprintf("%s-img%d.%s", name, i, ext), data)
 		kind := []string{"openmp", "cuda", "hip", "sycl"}[r.IntN(4)]
 		images = append(images, "--image=file="+file+","+targets[ti]+",kind="+kind)
 	}
@@ -67,15 +69,15 @@ func randomPackage(t *testing.T, r *rand.Rand, dir, name string) (string, []stri
 // package; llvm-objdump-22 lists the same images in both; the rest of the
 // object is untouched; and gcc's object still links and runs.
 func TestEmbedMatchesClang(t *testing.T) {
-	clang := needTool(t, "clang-22")
-	objdump := needTool(t, "llvm-objdump-22")
+	clang := llvmtest.Tool(t, "clang-22")
+	objdump := llvmtest.Tool(t, "llvm-objdump-22")
 	r := rand.New(rand.NewPCG(0xe3bed, 0))
 	for _, h := range hosts {
 		t.Run(h.name, func(t *testing.T) {
-			cc := needTool(t, h.compiler)
+			cc := llvmtest.Tool(t, h.compiler)
 			dir := t.TempDir()
-			writeFile(t, dir, "host.c", []byte(fmt.Sprintf(h.source, 40+r.IntN(50))))
-			if res := run(t, dir, nil, append(append([]string{cc}, h.args...), "-c", "host.c", "-o", "host.o")...); res.code != 0 {
+			llvmtest.WriteFile(t, dir, "host.c", []byte(fmt.Sprintf(h.source, 40+r.IntN(50))))
+			if res := run(t, dir, nil, append(append([]string{cc}, h.args...), "-c", "host.c", "-o", "host.o")...); res.Code != 0 {
 				t.Skipf("!!! SKIPPED: %s cannot build for %s here:\n%v", h.compiler, h.name, res)
 			}
 			for c := range 3 {
@@ -85,7 +87,7 @@ func TestEmbedMatchesClang(t *testing.T) {
 					pkgB, _ := randomPackage(t, r, dir, fmt.Sprintf("b%d", c))
 					pkgs = append(pkgs, pkgB)
 				}
-				both := writeFile(t, dir, "both.pkg", append(readFile(t, pkgA), catFiles(t, pkgs[1:])...))
+				both := llvmtest.WriteFile(t, dir, "both.pkg", append(llvmtest.ReadFile(t, pkgA), catFiles(t, pkgs[1:])...))
 
 				clangArgs := append([]string{clang}, h.clang...)
 				for _, p := range pkgs {
@@ -110,7 +112,7 @@ func TestEmbedMatchesClang(t *testing.T) {
 				}
 				if h.runs {
 					mustRun(t, dir, nil, cc, "ours.o", "-o", "prog")
-					if got, wantOut := mustRun(t, dir, nil, filepath.Join(dir, "prog")).stdout, mustRunOriginal(t, dir, cc); got != wantOut {
+					if got, wantOut := mustRun(t, dir, nil, filepath.Join(dir, "prog")).Stdout, mustRunOriginal(t, dir, cc); got != wantOut {
 						t.Fatalf("the program linked from the embedded object prints %q, the original %q", got, wantOut)
 					}
 				}
@@ -122,7 +124,7 @@ func TestEmbedMatchesClang(t *testing.T) {
 func catFiles(t *testing.T, paths []string) []byte {
 	var b []byte
 	for _, p := range paths {
-		b = append(b, readFile(t, p)...)
+		b = append(b, llvmtest.ReadFile(t, p)...)
 	}
 	return b
 }
@@ -137,7 +139,7 @@ func checkSection(t *testing.T, dir, obj string, want section) {
 		t.Fatalf("%s: section type %v flags %v align %d; clang writes type %v flags %v align %d",
 			obj, got.Type, got.Flags, got.Align, want.Type, want.Flags, want.Align)
 	case !bytes.Equal(got.Data, want.Data):
-		t.Fatalf("%s: section contents differ from clang's: %s", obj, firstDiff(want.Data, got.Data))
+		t.Fatalf("%s: section contents differ from clang's: %s", obj, llvmtest.FirstDiff(want.Data, got.Data))
 	}
 }
 
@@ -145,7 +147,7 @@ func checkSection(t *testing.T, dir, obj string, want section) {
 // the line naming the file.
 func disassembly(t *testing.T, dir, objdump, obj string) string {
 	t.Helper()
-	out := mustRun(t, dir, nil, objdump, "-dr", "-t", obj).stdout
+	out := mustRun(t, dir, nil, objdump, "-dr", "-t", obj).Stdout
 	_, rest, _ := strings.Cut(out, "file format")
 	return rest
 }
@@ -153,21 +155,21 @@ func disassembly(t *testing.T, dir, objdump, obj string) string {
 func mustRunOriginal(t *testing.T, dir, cc string) string {
 	t.Helper()
 	mustRun(t, dir, nil, cc, "host.o", "-o", "orig")
-	return mustRun(t, dir, nil, filepath.Join(dir, "orig")).stdout
+	return mustRun(t, dir, nil, filepath.Join(dir, "orig")).Stdout
 }
 
 // clang-22's linker wrapper finds the images embedded in a gcc (x86-64) or
 // clang (aarch64) object and plans their device link. Running that link
 // needs GPU device libraries, so --dry-run only prints the commands.
 func TestEmbedLinkerWrapper22(t *testing.T) {
-	wrapper := needTool(t, "clang-linker-wrapper-22")
-	llvm := needTool(t, "llvm-offload-binary-22")
+	wrapper := llvmtest.Tool(t, "clang-linker-wrapper-22")
+	llvm := llvmtest.Tool(t, "llvm-offload-binary-22")
 	for _, h := range []host{hosts[0], hosts[3]} {
 		t.Run(h.name, func(t *testing.T) {
-			cc := needTool(t, h.compiler)
+			cc := llvmtest.Tool(t, h.compiler)
 			dir := t.TempDir()
-			writeFile(t, dir, "host.c", []byte(fmt.Sprintf(bareSource, 1)))
-			writeFile(t, dir, "dev.o", []byte("device code"))
+			llvmtest.WriteFile(t, dir, "host.c", []byte(fmt.Sprintf(bareSource, 1)))
+			llvmtest.WriteFile(t, dir, "dev.o", []byte("device code"))
 			mustRun(t, dir, nil, append(append([]string{cc}, h.args...), "-c", "host.c", "-o", "host.o")...)
 			mustRun(t, dir, nil, llvm, "-o", "dev.pkg", "--image=file=dev.o,triple=amdgcn-amd-amdhsa,arch=gfx906,kind=openmp")
 			mustRun(t, dir, nil, offloadBin, "embed", "--binary=dev.pkg", "host.o", "-o", "emb.o")
@@ -177,7 +179,7 @@ func TestEmbedLinkerWrapper22(t *testing.T) {
 			}
 			plan := func(obj string) string {
 				res := mustRun(t, dir, nil, wrapper, "--dry-run", "--host-triple="+triple, "--linker-path=/usr/bin/ld", "--", obj, "-o", "a.out")
-				return res.stdout + res.stderr
+				return res.Stdout + res.Stderr
 			}
 			const deviceLink = "--target=amdgcn-amd-amdhsa -mcpu=gfx906"
 			if out := plan("emb.o"); !strings.Contains(out, deviceLink) {
@@ -196,13 +198,13 @@ func TestEmbedLinkerWrapper22(t *testing.T) {
 // not. The host side of the target region comes from clang-16
 // --offload-host-only, which embeds nothing.
 func TestEmbedGccOpenMPRuns(t *testing.T) {
-	clang16 := needTool(t, "clang-16")
-	gcc := needTool(t, "gcc")
+	clang16 := llvmtest.Tool(t, "clang-16")
+	gcc := llvmtest.Tool(t, "gcc")
 	needLibomptarget16(t)
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(0x9cc, 0))
 	n, k := 100+r.IntN(5000), 1+r.IntN(9)
-	writeFile(t, dir, "main.c", []byte(`#include <stdio.h>
+	llvmtest.WriteFile(t, dir, "main.c", []byte(`#include <stdio.h>
 long run_target(long n, int *initial);
 int main(void) {
   int initial = -1;
@@ -211,7 +213,7 @@ int main(void) {
   return 0;
 }
 `))
-	writeFile(t, dir, "kern.c", []byte(`#include <omp.h>
+	llvmtest.WriteFile(t, dir, "kern.c", []byte(`#include <omp.h>
 long run_target(long n, int *initial) {
   long sum = 0;
   int init = -1;
@@ -236,11 +238,11 @@ long run_target(long n, int *initial) {
 
 	want := fmt.Sprintf("initial=0 sum=%d\n", k*n*(n+1)/2)
 	mustRun(t, dir, nil, append(omp, "main-emb.o", "kern-host.o", "-o", "prog")...)
-	if got := run(t, dir, ompRunEnv, filepath.Join(dir, "prog")); got.code != 0 || got.stdout != want {
+	if got := run(t, dir, ompRunEnv, filepath.Join(dir, "prog")); got.Code != 0 || got.Stdout != want {
 		t.Fatalf("the target region did not run offloaded with the right result (want %q):\n%v", want, got)
 	}
 	mustRun(t, dir, nil, append(omp, "main.o", "kern-host.o", "-o", "control")...)
-	if got := run(t, dir, ompRunEnv, filepath.Join(dir, "control")); got.code == 0 {
+	if got := run(t, dir, ompRunEnv, filepath.Join(dir, "control")); got.Code == 0 {
 		t.Fatalf("control: without the embedded image the program still ran offloaded:\n%v", got)
 	}
 }

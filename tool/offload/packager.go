@@ -74,11 +74,23 @@ type packagerFlags struct {
 	set                              *cl.Set
 	output, images, archive, h, vers *cl.Option
 	help, helpHidden, helpList       *cl.Option
+	// Our options, only when run as "offload packager": the drop-in keeps
+	// exactly LLVM 22's command line.
+	formatVersion, compress *cl.Option
 }
+
+// Help lines of our own options, in LLVM's layout.
+var packagerHelpOurs = fmt.Sprintf("  %-28s- %s\n  %-28s- %s\n",
+	"--compress=<zlib|zstd>", "Compress the binary (needs --format-version=3)",
+	"--format-version=<1|2|3>", "OffloadBinary version: 1 (LLVM 22, one binary per image; default), 2 or 3 (LLVM main, one binary holding all images)")
 
 func newPackagerFlags(prog string) *packagerFlags {
 	s := cl.NewSet(prog, "", "")
 	f := &packagerFlags{set: s}
+	if ownCommand(prog) {
+		f.formatVersion = s.String("format-version", "1|2|3", "")
+		f.compress = s.String("compress", "zlib|zstd", "")
+	}
 	f.output = s.String("o", "file", "Write output to <file>.")
 	f.images = s.List("image", "<key>=<value>,...", "List of key and value arguments. Required keywords are 'file' and 'triple'.", false)
 	f.archive = s.Bool("archive", "Write extracted files to a static archive")
@@ -95,15 +107,54 @@ func newPackagerFlags(prog string) *packagerFlags {
 func (f *packagerFlags) printHelp(prog string, w io.Writer) bool {
 	switch {
 	case f.help.On:
-		fmt.Fprintf(w, packagerHelpHead+packagerHelpGeneric+packagerHelpOwn, prog)
+		fmt.Fprintf(w, packagerHelpHead+packagerHelpGeneric+f.withOurs(packagerHelpOwn), prog)
 	case f.helpHidden.On:
-		fmt.Fprintf(w, packagerHelpHead+packagerHelpGenericHidden+packagerHelpOwn, prog)
+		fmt.Fprintf(w, packagerHelpHead+packagerHelpGenericHidden+f.withOurs(packagerHelpOwn), prog)
 	case f.helpList.On:
-		fmt.Fprintf(w, packagerHelpHead+packagerHelpList, prog)
+		fmt.Fprintf(w, packagerHelpHead+f.withOurs(packagerHelpList), prog)
 	default:
 		return false
 	}
 	return true
+}
+
+// withOurs adds our options to an option list, in sorted place after
+// --archive, when they are declared.
+func (f *packagerFlags) withOurs(list string) string {
+	if f.formatVersion == nil {
+		return list
+	}
+	const after = "Write extracted files to a static archive\n"
+	return strings.Replace(list, after, after+packagerHelpOurs, 1)
+}
+
+// ownCommand reports whether prog is "offload packager" rather than a
+// drop-in name such as llvm-offload-binary.
+func ownCommand(prog string) bool { return strings.Contains(prog, " ") }
+
+// format reads --format-version and --compress.
+func (f *packagerFlags) format() (packager.Format, error) {
+	var pf packager.Format
+	if f.formatVersion == nil {
+		return pf, nil
+	}
+	switch v := f.formatVersion.Value(); v {
+	case "", "1", "2", "3":
+		if v != "" {
+			pf.Version = uint32(v[0] - '0')
+		}
+	default:
+		return pf, fmt.Errorf("--format-version must be 1, 2 or 3, not %q", v)
+	}
+	c, err := offloadbin.ParseCompression(f.compress.Value())
+	if err != nil {
+		return pf, fmt.Errorf("--compress must be zlib or zstd, not %q", f.compress.Value())
+	}
+	if c != offloadbin.NoCompression && pf.Version != 3 {
+		return pf, errors.New("--compress needs --format-version=3")
+	}
+	pf.Compression = c
+	return pf, nil
 }
 
 func runPackager(prog string, args []string, stdout, stderr io.Writer) int {
@@ -132,15 +183,16 @@ func runPackager(prog string, args []string, stdout, stderr io.Writer) int {
 		input = f.set.Positional[0]
 	}
 	if f.h.On || output == "" && input == "" {
-		fmt.Fprintf(stdout, packagerHelpHead+packagerHelpList, prog)
+		fmt.Fprintf(stdout, packagerHelpHead+f.withOurs(packagerHelpList), prog)
 		return 0
 	}
-	var err error
+	format, err := f.format()
 	switch {
+	case err != nil:
 	case input != "" && output != "":
 		err = errors.New("Packaging to an output file and extracting from an input file are mutually exclusive.")
 	case output != "":
-		err = packageImages(output, f.images.Values, stdout)
+		err = packageImages(output, f.images.Values, format, stdout)
 	default:
 		err = extractImages(prog, input, f.images.Values, f.archive.On, stderr)
 	}
@@ -151,9 +203,10 @@ func runPackager(prog string, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// packageImages is llvm-offload-binary -o: one OffloadBinary per image,
-// written atomically.
-func packageImages(output string, images []string, stdout io.Writer) error {
+// packageImages is llvm-offload-binary -o: one OffloadBinary per image
+// (format version 1), or one holding all images (2 and 3), written
+// atomically.
+func packageImages(output string, images []string, format packager.Format, stdout io.Writer) error {
 	srcs, err := packager.Sources(images)
 	if err != nil {
 		return err
@@ -164,7 +217,7 @@ func packageImages(output string, images []string, stdout io.Writer) error {
 	}
 	defer closeAll()
 	if output == "-" {
-		_, err := packager.Package(stdout, srcs)
+		_, err := packager.PackageFormat(stdout, srcs, format)
 		return err
 	}
 	out, err := atomicfile.Create(output)
@@ -172,7 +225,7 @@ func packageImages(output string, images []string, stdout io.Writer) error {
 		return err
 	}
 	defer out.Abort()
-	if _, err := packager.Package(out, srcs); err != nil {
+	if _, err := packager.PackageFormat(out, srcs, format); err != nil {
 		return err
 	}
 	return out.Commit()

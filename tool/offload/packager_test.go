@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // packagerFixture writes the inputs the CLI cases use.
@@ -44,10 +46,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // dispatcher under the same program name, in two directories with the same
 // inputs; exit status, stdout, stderr and the files left behind must agree.
 func TestPackagerCLIMatchesLLVM(t *testing.T) {
-	tool, err := exec.LookPath("llvm-offload-binary-22")
-	if err != nil {
-		t.Skip("SKIPPING LLVM CROSS-CHECK: llvm-offload-binary-22 not on PATH")
-	}
+	tool := llvmtest.Tool(t, "llvm-offload-binary-22")
 	pkg := []string{"-o", "p.bin", "--image=file=a.o,file=b.bc,triple=amdgcn-amd-amdhsa,arch=gfx906,kind=openmp",
 		"--image=file=c,file=d.spv,triple=nvptx64-nvidia-cuda,arch=sm_90,kind=cuda"}
 	cases := []struct {
@@ -102,7 +101,7 @@ func TestPackagerCLIMatchesLLVM(t *testing.T) {
 			var lo, le bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &lo, &le
 			if tc.pre != nil {
-				runIn(t, llvmDir, tool, tc.pre)
+				llvmtest.Run(t, llvmDir, tool, tc.pre...)
 			}
 			cmd.Run()
 			lrc := cmd.ProcessState.ExitCode()
@@ -123,14 +122,5 @@ func TestPackagerCLIMatchesLLVM(t *testing.T) {
 				t.Errorf("files differ:\nours %q\nLLVM %q", got, want)
 			}
 		})
-	}
-}
-
-func runIn(t *testing.T, dir, tool string, args []string) {
-	t.Helper()
-	cmd := exec.Command(tool, args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
 	}
 }

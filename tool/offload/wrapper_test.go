@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"debug/elf"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // wrapperInputs writes one image of each kind: an OffloadBinary (the LLVM
@@ -47,9 +48,7 @@ func wrapRun(t *testing.T, dir, prog string, args ...string) (int, string, strin
 // exit status and diagnostics must agree, and where LLVM succeeds ours must
 // write IR that clang-22 compiles under LLVM's output name.
 func TestWrapperCLIMatchesLLVM(t *testing.T) {
-	if _, err := exec.LookPath("llvm-offload-wrapper-22"); err != nil {
-		t.Skip("SKIPPING LLVM CROSS-CHECK: llvm-offload-wrapper-22 not on PATH")
-	}
+	llvmtest.Need(t, "llvm-offload-wrapper-22")
 	const prog = "llvm-offload-wrapper-22"
 	cases := [][]string{
 		{"--kind=openmp", "-o", "out.bc", "ob.bin"},
@@ -68,25 +67,14 @@ func TestWrapperCLIMatchesLLVM(t *testing.T) {
 		llvmDir, ourDir := t.TempDir(), t.TempDir()
 		wrapperInputs(t, llvmDir)
 		wrapperInputs(t, ourDir)
-		cmd := exec.Command(prog, args...)
-		cmd.Dir = llvmDir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		llvmRC := 0
-		if err := cmd.Run(); err != nil {
-			llvmRC = cmd.ProcessState.ExitCode()
-		}
+		llvm := llvmtest.RunResult(t, llvmDir, nil, prog, args...)
 		rc, _, errs := wrapRun(t, ourDir, prog, args...)
-		if rc != llvmRC || errs != stderr.String() {
-			t.Errorf("%q: rc %d stderr %q; LLVM: rc %d stderr %q", args, rc, errs, llvmRC, stderr.String())
+		if rc != llvm.Code || errs != llvm.Stderr {
+			t.Errorf("%q: rc %d stderr %q; LLVM: rc %d stderr %q", args, rc, errs, llvm.Code, llvm.Stderr)
 		}
-		if rc == 0 {
-			if _, err := exec.LookPath("clang-22"); err == nil {
-				c := exec.Command("clang-22", "-c", "out.bc", "-o", "out.o")
-				c.Dir = ourDir
-				if out, err := c.CombinedOutput(); err != nil {
-					t.Errorf("%q: clang-22 cannot compile our out.bc: %v\n%s", args, err, out)
-				}
+		if rc == 0 && llvmtest.Has("clang-22") {
+			if r := llvmtest.RunResult(t, ourDir, nil, "clang-22", "-c", "out.bc", "-o", "out.o"); r.Code != 0 {
+				t.Errorf("%q: clang-22 cannot compile our out.bc: %v", args, r)
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // testSet declares options of every kind, as the offload tools do.
@@ -255,10 +257,7 @@ func TestPrintHelp(t *testing.T) {
 // The error texts match what LLVM 22's cl prints for the same command
 // line; llvm-offload-binary-22 has the options -o, --image and --archive.
 func TestMatchesLLVM(t *testing.T) {
-	tool, err := exec.LookPath("llvm-offload-binary-22")
-	if err != nil {
-		t.Skip("!!! SKIPPED: llvm-offload-binary-22 is not installed, so the LLVM cross-check did not run !!!")
-	}
+	tool := llvmtest.Tool(t, "llvm-offload-binary-22")
 	cases := [][]string{
 		{"-archiv"},
 		{"-imagee"},
