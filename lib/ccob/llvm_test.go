@@ -17,9 +17,13 @@ import (
 
 const llvmBundler = "clang-offload-bundler-22"
 
+// bundlerPath skips the test unless LLVM's bundler is installed and returns
+// its bare name: run by that name it uses LLVM 22's own llvm-objcopy rather
+// than the older one in /usr/bin.
 func bundlerPath(t *testing.T) string {
 	t.Helper()
-	return llvmtest.Tool(t, llvmBundler)
+	llvmtest.Tool(t, llvmBundler)
+	return llvmBundler
 }
 
 // runBundler runs LLVM's bundler with only the given extra environment

@@ -49,9 +49,13 @@ func ours() tool { return tool{"ours", []string{linkBin}} }
 // oursSub is the same binary invoked as `offload bundler`.
 func oursSub() tool { return tool{"offload bundler", []string{offloadBin, "bundler"}} }
 
-// llvm returns LLVM 22's bundler, skipping the test when it is missing.
+// llvm returns LLVM 22's bundler, skipping the test when it is missing. It
+// is run by its bare name: LLVM's bundler looks for llvm-objcopy beside the
+// path in its argv[0], and /usr/bin holds an older llvm-objcopy, while the
+// bare name makes it use its own (LLVM 22's) directory.
 func llvm(t testing.TB) tool {
-	return tool{"llvm", []string{llvmtest.Tool(t, llvmBundlerName)}}
+	llvmtest.Tool(t, llvmBundlerName)
+	return tool{"llvm", []string{llvmBundlerName}}
 }
 
 // run runs tl in dir with the extra environment env, and none of the
