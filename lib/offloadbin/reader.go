@@ -405,10 +405,13 @@ func (o *options) readCompressed(r io.ReaderAt, off int64, h header) ([]Image, e
 func newDecompressor(src *io.SectionReader, body int64) (io.Reader, func(), error) {
 	var magic [4]byte
 	if n, _ := src.ReadAt(magic[:], 0); n == 4 && bytes.Equal(magic[:], zstdMagic) {
+		// The output is bounded by the declared (and limited) size; the
+		// window allowance only has to admit frames a real encoder writes,
+		// which may declare a window larger than a small body.
 		d, err := zstd.NewReader(src,
 			zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxMemory(uint64(max(body, 1<<20))))
+			zstd.WithDecoderMaxMemory(uint64(max(body, 8<<20))))
 		if err != nil {
 			return nil, nil, err
 		}
