@@ -4,9 +4,10 @@
 // SHT_LLVM_OFFLOADING.
 //
 // Write produces version 1, the only version LLVM 22 reads, byte for byte as
-// LLVM 22's OffloadBinary::write does. Read also accepts the later versions
-// of LLVM main: version 2 (several entries in one binary, values with an
-// explicit size) and version 3 (optionally compressed with zlib or zstd).
+// LLVM 22's OffloadBinary::write does. WriteEntries also writes the later
+// versions of LLVM main, version 2 (several entries in one binary, values
+// with an explicit size) and version 3 (optionally compressed with zlib or
+// zstd), and Read accepts all three.
 //
 // All integers are little-endian. Every offset read from a file is checked
 // against the binary's own Size before it is used; LLVM 22 trusts several of
