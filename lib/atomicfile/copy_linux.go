@@ -11,6 +11,33 @@ import (
 // maxRound bounds one system call, as the kernel caps a transfer near 2 GiB.
 const maxRound = 1 << 30
 
+// canClone reports whether f lives on a filesystem that can share extents
+// between files (reflinks), where copy_file_range need not copy data.
+func canClone(f *os.File) bool {
+	c, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var st syscall.Statfs_t
+	var serr error = syscall.EINVAL
+	c.Control(func(fd uintptr) { serr = syscall.Fstatfs(int(fd), &st) })
+	if serr != nil {
+		return false
+	}
+	switch uint32(st.Type) {
+	case 0x9123683e, // btrfs
+		0x58465342, // xfs
+		0xca451a4e, // bcachefs
+		0x2fc12fc1, // zfs
+		0x7461636f, // ocfs2
+		0x6969,     // nfs (server-side copy)
+		0xfe534d42, // smb2 (server-side copy)
+		0x794c7630: // overlayfs, on whatever lies below
+		return true
+	}
+	return false
+}
+
 // kernelCopy appends n bytes of src starting at off to dst, at dst's
 // current offset, inside the kernel: copy_file_range where the kernel
 // offers it (a reflink on filesystems that can share extents), else

@@ -98,3 +98,41 @@ func testCopy(t *testing.T, out, head string, r io.Reader, want []byte, left fun
 		t.Fatalf("output differs from the source range (%d vs %d bytes)", len(got), len(full))
 	}
 }
+
+// TestKernelCopy drives the kernel path directly (the filesystem under
+// test may not be one where ReadFrom picks it): page-congruent and odd
+// offsets, and a range running past the end of the source.
+func TestKernelCopy(t *testing.T) {
+	dir := t.TempDir()
+	data := make([]byte, 2<<20+99)
+	rand.NewChaCha8([32]byte{3}).Read(data)
+	src, err := os.Create(filepath.Join(dir, "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	src.Write(data)
+	for _, tc := range []struct {
+		name      string
+		head, off int64
+		n         int64
+	}{{"aligned", 4096, 8192, 1 << 20}, {"odd", 5, 777, 1<<20 + 3}, {"past-eof", 0, int64(len(data)) - 10, 100}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dst, err := os.Create(filepath.Join(dir, tc.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer dst.Close()
+			dst.Write(make([]byte, tc.head))
+			n, err := kernelCopy(dst, src, tc.off, tc.n)
+			want := data[tc.off:min(tc.off+tc.n, int64(len(data)))]
+			if err != nil || n != int64(len(want)) {
+				t.Fatalf("kernelCopy = %d, %v; want %d", n, err, len(want))
+			}
+			got, _ := os.ReadFile(dst.Name())
+			if !bytes.Equal(got[tc.head:], want) || int64(len(got)) != tc.head+n {
+				t.Fatal("copied bytes differ from the source range")
+			}
+		})
+	}
+}

@@ -20,6 +20,9 @@ type source struct {
 	r    io.ReaderAt
 	size int64
 	undo []func()
+	// check, for a decompressed part whose MD5 comparison was deferred,
+	// waits for it (see checkParts); nil otherwise.
+	check func() error
 }
 
 func (s *source) Close() {
@@ -89,9 +92,44 @@ func decompressed(src *source, cfg *Config) ([]*source, error) {
 	return decompressedAs(src, cfg, "Failed to decompress input")
 }
 
+// decompressedDeferred is decompressed, except that the MD5 comparisons of
+// the parts may still be running when it returns (the hash costs as much as
+// everything else in an unbundle, so it goes on while entries are copied
+// out). The caller must call checkParts before committing anything made
+// from the parts, and should report its error before any other.
+func decompressedDeferred(src *source, cfg *Config) ([]*source, error) {
+	return decompressParts(src, cfg, "Failed to decompress input", !cfg.Verbose)
+}
+
+// checkParts waits for the deferred MD5 comparisons of parts and returns
+// the first mismatch, worded as decompressed would have.
+func checkParts(parts []*source) error {
+	for _, p := range parts {
+		if p.check != nil {
+			if err := p.check(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// hashFirst returns the parts' hash mismatch, if any, instead of err: a
+// corrupt payload explains whatever else went wrong.
+func hashFirst(parts []*source, err error) error {
+	if herr := checkParts(parts); herr != nil {
+		return herr
+	}
+	return err
+}
+
 // decompressedAs is decompressed with LLVM's message prefix for the kind
 // of input ("Failed to decompress code object" for archive members).
 func decompressedAs(src *source, cfg *Config, prefix string) ([]*source, error) {
+	return decompressParts(src, cfg, prefix, false)
+}
+
+func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) ([]*source, error) {
 	if !ccob.IsCompressed(src.prefix(8)) {
 		return []*source{src}, nil
 	}
@@ -105,9 +143,25 @@ func decompressedAs(src *source, cfg *Config, prefix string) ([]*source, error) 
 	for off := int64(0); off < src.size; {
 		rest := io.NewSectionReader(src.r, off, src.size-off)
 		part, used, err := decompressOne(rest, src.size-off, opt, cfg)
+		if err == nil && !deferCheck {
+			err = part.check()
+			part.check = nil
+			if err != nil {
+				part.Close()
+			}
+		}
 		if err != nil {
 			closeAll()
 			return nil, fileError(src.name, fmt.Errorf("%s: %w", prefix, err))
+		}
+		if part.check != nil {
+			check := part.check
+			part.check = func() error {
+				if err := check(); err != nil {
+					return fileError(src.name, fmt.Errorf("%s: %w", prefix, err))
+				}
+				return nil
+			}
 		}
 		parts = append(parts, part)
 		off += used
@@ -136,16 +190,22 @@ func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Confi
 		return nil, 0, err
 	}
 	os.Remove(tmp.Name())
-	h, used, err := ccob.Decompress(tmp, r, size, opt)
+	h, used, check, err := ccob.DecompressDeferred(tmp, r, size, opt)
 	if err != nil {
 		tmp.Close()
 		return nil, 0, err
 	}
 	if cfg.Verbose {
+		if err := check(); err != nil {
+			tmp.Close()
+			return nil, 0, err
+		}
 		fmt.Fprintf(cfg.Stderr, "Compressed bundle format version: %d\nDecompression method: %s\nSize before decompression: %s bytes\nSize after decompression: %s bytes\nStored hash: 0x%016x\nHashes match: Yes\n",
 			h.Version, h.Method, commas(uint64(used)-uint64(h.HeaderSize)), commas(h.UncompressedSize), h.Hash)
 	}
-	return &source{name: "", r: tmp, size: int64(h.UncompressedSize), undo: []func(){func() { tmp.Close() }}}, used, nil
+	// Closing waits for the check, so its goroutine never outlives the part.
+	undo := []func(){func() { tmp.Close() }, func() { check() }}
+	return &source{name: "", r: tmp, size: int64(h.UncompressedSize), undo: undo, check: check}, used, nil
 }
 
 // describe renders an OS error the way LLVM prints a std::error_code:

@@ -29,7 +29,7 @@ func Unbundle(cfg *Config) error {
 		return err
 	}
 	defer src.Close()
-	parts, err := decompressed(src, cfg)
+	parts, err := decompressedDeferred(src, cfg)
 	if err != nil {
 		return err
 	}
@@ -40,13 +40,13 @@ func Unbundle(cfg *Config) error {
 	for _, p := range parts {
 		es, err := entries(cfg, p, sc)
 		if err != nil {
-			return fileError(cfg.Inputs[0], err)
+			return hashFirst(parts, fileError(cfg.Inputs[0], err))
 		}
 		all = append(all, es...)
 	}
 	assign, err := match(all, t, cfg.HIPOpenMPCompatible)
 	if err != nil {
-		return fileError(cfg.Inputs[0], err)
+		return hashFirst(parts, fileError(cfg.Inputs[0], err))
 	}
 	return writeOutputs(cfg, t, parts, all, assign)
 }
@@ -103,7 +103,7 @@ func writeOutputs(cfg *Config, t *targets, parts []*source, all []entry, assign 
 		}
 	}
 	if len(missing) > 0 && !cfg.AllowMissingBundles {
-		return fileError(cfg.Inputs[0], errorf("%s", missingList(missing)))
+		return hashFirst(parts, fileError(cfg.Inputs[0], errorf("%s", missingList(missing))))
 	}
 	var g atomicfile.Group
 	defer g.Abort()
@@ -113,8 +113,11 @@ func writeOutputs(cfg *Config, t *targets, parts []*source, all []entry, assign 
 			return err
 		}
 		if err := writeOne(out, cfg, t, i, a, found, parts, all); err != nil {
-			return err
+			return hashFirst(parts, err)
 		}
+	}
+	if err := checkParts(parts); err != nil {
+		return err
 	}
 	if err := g.Commit(); err != nil {
 		return err

@@ -494,3 +494,33 @@ func (s *seekDiscard) Seek(off int64, whence int) (int64, error) {
 	s.pos = off
 	return off, nil
 }
+
+// TestDecompressDeferred: the output is complete when DecompressDeferred
+// returns, and the hash verdict comes from check, the same on every call.
+func TestDecompressDeferred(t *testing.T) {
+	data := semiCompressible(9, 3<<20)
+	good, _ := compress(t, data, DefaultWriterOptions())
+	bad := bytes.Clone(good)
+	bad[24] ^= 1 // the hash field of a version 3 header
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want error
+	}{{"good", good, nil}, {"bad-hash", bad, ErrHashMismatch}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			_, n, check, err := DecompressDeferred(&out, bytes.NewReader(tc.in), int64(len(tc.in)), ReaderOptions{})
+			if err != nil || n != int64(len(tc.in)) {
+				t.Fatalf("DecompressDeferred = %d, %v", n, err)
+			}
+			if !bytes.Equal(out.Bytes(), data) {
+				t.Fatal("output incomplete or wrong before check")
+			}
+			for range 2 {
+				if err := check(); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+					t.Fatalf("check() = %v, want %v", err, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"sync"
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
@@ -47,20 +48,38 @@ type ReaderOptions struct {
 // (ErrHashMismatch) is found only after all output was written, so callers
 // must discard w's contents on any error.
 func Decompress(w io.Writer, r io.ReaderAt, size int64, opt ReaderOptions) (Header, int64, error) {
-	h, err := readHeader(r, size)
+	h, n, check, err := DecompressDeferred(w, r, size, opt)
+	if err == nil {
+		err = check()
+	}
 	if err != nil {
-		return Header{}, 0, err
+		return h, 0, err
+	}
+	return h, n, nil
+}
+
+// DecompressDeferred is Decompress, except that it returns once the output
+// is written while the MD5 comparison may still be running, so that the
+// caller can use the output meanwhile (the bundler copies entries into its
+// outputs). check waits for the comparison and returns nil or an error
+// wrapping ErrHashMismatch; it must be called, and nothing made from w's
+// contents trusted before it returns nil. Calling it again returns the
+// same result. On error, check is nil.
+func DecompressDeferred(w io.Writer, r io.ReaderAt, size int64, opt ReaderOptions) (h Header, n int64, check func() error, err error) {
+	h, err = readHeader(r, size)
+	if err != nil {
+		return Header{}, 0, nil, err
 	}
 	end, err := payloadEnd(h, size)
 	if err != nil {
-		return h, 0, err
+		return h, 0, nil, err
 	}
 	limit := opt.MaxUncompressedSize
 	if limit == 0 {
 		limit = DefaultMaxUncompressedSize
 	}
 	if h.UncompressedSize > limit {
-		return h, 0, fmt.Errorf("%w: %d > %d", ErrTooLarge, h.UncompressedSize, limit)
+		return h, 0, nil, fmt.Errorf("%w: %d > %d", ErrTooLarge, h.UncompressedSize, limit)
 	}
 	payload := io.NewSectionReader(r, int64(h.HeaderSize), end-int64(h.HeaderSize))
 	out := &boundedWriter{w: w, left: h.UncompressedSize}
@@ -68,23 +87,24 @@ func Decompress(w io.Writer, r io.ReaderAt, size int64, opt ReaderOptions) (Head
 		out.md5 = newAsyncMD5()
 	}
 	err = decode(out, payload, h)
-	var sum []byte
-	if out.md5 != nil {
-		sum = out.md5.Sum()
+	if err == nil && out.left != 0 {
+		err = fmt.Errorf("%w: got %d bytes, header declares %d", ErrSizeMismatch, h.UncompressedSize-out.left, h.UncompressedSize)
 	}
 	if err != nil {
-		return h, 0, err
+		if out.md5 != nil {
+			out.md5.Sum() // ends its goroutine
+		}
+		return h, 0, nil, err
 	}
-	if out.left != 0 {
-		return h, 0, fmt.Errorf("%w: got %d bytes, header declares %d", ErrSizeMismatch, h.UncompressedSize-out.left, h.UncompressedSize)
+	if out.md5 == nil {
+		return h, end, func() error { return nil }, nil
 	}
-	if sum == nil {
-		return h, end, nil
-	}
-	if got := hashOf(sum); got != h.Hash {
-		return h, 0, fmt.Errorf("%w: header has %#016x, uncompressed bundle hashes to %#016x", ErrHashMismatch, h.Hash, got)
-	}
-	return h, end, nil
+	return h, end, sync.OnceValue(func() error {
+		if got := hashOf(out.md5.Sum()); got != h.Hash {
+			return fmt.Errorf("%w: header has %#016x, uncompressed bundle hashes to %#016x", ErrHashMismatch, h.Hash, got)
+		}
+		return nil
+	}), nil
 }
 
 // readHeader reads and parses the header at the start of r.
