@@ -26,7 +26,7 @@ demo: deps build
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) run $(BUILDIFIER) -mode=check -lint=warn -r .
+	$(GO) run $(BUILDIFIER) -mode=check -lint=warn $$(git ls-files '*.bzl' '*.bazel' '*BUILD' '*WORKSPACE')
 	$(GO) run $(GAZELLE) -repo_root . -go_prefix github.com/rules-offload/rules_offload -mode=diff
 
 gazelle:

@@ -10,6 +10,10 @@ offload="$root/bin/offload"
 
 (cd "$root" && go build -trimpath -o bin/offload ./tool/offload)
 cd "$here"
+# The output base lives in this checkout (out/ is ignored), so a new clone
+# never reuses actions cached from another one: clang-16 puts the source
+# file's inode into OpenMP kernel names.
+bazel() { command bazel --output_base="$root/out/bazel-demo" "$@"; }
 trap 'bazel shutdown 2>/dev/null' EXIT
 
 echo "== bazel build @rules_offload_examples//... (one compile action per source and target)"

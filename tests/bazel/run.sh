@@ -30,6 +30,10 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/rules_offload_bazel.XXXXXX")
+# Every run starts from a fresh output base: a kept one could hold actions
+# cached from an earlier checkout, and clang-16 puts the source file's inode
+# into OpenMP kernel names, so cached host and device halves could disagree.
+bz() { bazel --output_base="$scratch/ob_main" "$@"; }
 passed=0
 failed=0
 failures=()
@@ -100,7 +104,7 @@ cd "$here" || exit 1
 
 # 3. Analysis tests, integration tests and the examples.
 log="$scratch/test.log"
-bazel test "${bazel_flags[@]}" //analysis:all //integration:all @rules_offload_examples//... 2>&1 | tee "$log" |
+bz test "${bazel_flags[@]}" //analysis:all //integration:all @rules_offload_examples//... 2>&1 | tee "$log" |
   grep -E '^(//|@).* (PASSED|FAILED|NO STATUS|TIMEOUT)|^FAIL:|^ERROR:|Executed'
 status=${PIPESTATUS[0]}
 n_pass=$(grep -cE '^(//|@)[^ ]+ +(\(cached\) )?PASSED' "$log")
@@ -119,7 +123,7 @@ echo "bazel test: $n_pass passed, $n_fail failed"
 aq="$scratch/aquery.txt"
 # (Bazel 4.2's aquery cannot expand @repo//... inside an expression.)
 examples='set(@rules_offload_examples//hip:all @rules_offload_examples//cuda:all @rules_offload_examples//openmp:all)'
-if bazel aquery "${bazel_flags[@]}" "mnemonic(\"Offload.*\", $examples)" >"$aq" 2>"$scratch/aquery.err"; then
+if bz aquery "${bazel_flags[@]}" "mnemonic(\"Offload.*\", $examples)" >"$aq" 2>"$scratch/aquery.err"; then
   actions=$(grep -c '^  Mnemonic: Offload' "$aq")
   mapped=$(awk 'BEGIN{RS=""} /Mnemonic: Offload/ && /ExecutionInfo: \{supports-path-mapping: 1\}/{n++} END{print n+0}' "$aq")
   # Arguments only; the first line of each command is the executable.
@@ -135,12 +139,12 @@ else
   bad "bazel aquery failed: $(tail -3 "$scratch/aquery.err")"
 fi
 
-main_bin=$(bazel info "${bazel_flags[@]}" bazel-bin 2>/dev/null)/external/rules_offload_examples
+main_bin=$(bz info "${bazel_flags[@]}" bazel-bin 2>/dev/null)/external/rules_offload_examples
 
 # 5. Adding a target runs only that target's compile (and the bundle).
 flag=--@rules_offload//rules:targets
-if bazel build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+" //integration:incremental >"$scratch/inc1.log" 2>&1 &&
-  bazel build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+,gfx1100" \
+if bz build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+" //integration:incremental >"$scratch/inc1.log" 2>&1 &&
+  bz build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+,gfx1100" \
     --execution_log_json_file="$scratch/inc2.json" //integration:incremental >"$scratch/inc2.log" 2>&1; then
   ran=$(grep -oE '"mnemonic": "Offload[A-Za-z]*"' "$scratch/inc2.json" | sed 's/"mnemonic": //' | sort | uniq -c |
     awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')
@@ -158,7 +162,7 @@ fi
 
 # 6. The CUDA cubin example is manual: without ptxas it must fail at analysis
 # time, saying why and what to use instead.
-if bazel build "${bazel_flags[@]}" @rules_offload_examples//cuda:saxpy_cubin >"$scratch/cubin.log" 2>&1; then
+if bz build "${bazel_flags[@]}" @rules_offload_examples//cuda:saxpy_cubin >"$scratch/cubin.log" 2>&1; then
   bad "cuda:saxpy_cubin built without ptxas"
 elif grep -q 'asks for a CUDA cubin (SASS), which needs ptxas' "$scratch/cubin.log"; then
   ok "cuda:saxpy_cubin fails at analysis: cubins need ptxas, which is not installed; compute_XX gives PTX"
