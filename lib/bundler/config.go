@@ -35,6 +35,9 @@ type Config struct {
 	// MaxUncompressedSize refuses compressed inputs that declare more; 0
 	// means the ccob package's default (4 GiB).
 	MaxUncompressedSize uint64
+	// SkipHashCheck trusts the truncated MD5 of compressed inputs, as LLVM
+	// does; by default it is verified.
+	SkipHashCheck bool
 
 	Verbose bool
 	Stdout  io.Writer // --list output

@@ -139,7 +139,7 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 			p.Close()
 		}
 	}
-	opt := ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize}
+	opt := ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck}
 	for off := int64(0); off < src.size; {
 		rest := io.NewSectionReader(src.r, off, src.size-off)
 		part, used, err := decompressOne(rest, src.size-off, opt, cfg)

@@ -287,6 +287,11 @@ func TestCompressedStrictness(t *testing.T) {
 			t.Errorf("%s: outputs left after the error", c.in)
 		}
 	}
+	// --skip-hash-check trusts the hash, as LLVM does: the payload is intact,
+	// only the stored hash is wrong.
+	if r := unbundle("badhash.bc", "--skip-hash-check"); r.Code != 0 || !bytes.Equal(llvmtest.ReadFile(t, filepath.Join(dir, "x0")), want) {
+		t.Errorf("badhash.bc --skip-hash-check: %v", r)
+	}
 	// The limit is settable.
 	if r := unbundle("z3.bc", "--max-uncompressed-size=100"); r.Code != 1 || !strings.Contains(r.Stderr, "z3.bc") {
 		t.Errorf("limit 100: %v", r)

@@ -32,7 +32,7 @@ type bundlerFlags struct {
 	fileType, targets, input, inputs, output, outputs        *cl.Option
 	unbundle, list, printCmds, allowMissing, align, checkArc *cl.Option
 	hipOpenMP, compress, level, verbose, help, version       *cl.Option
-	method, maxSize                                          *cl.Option
+	method, maxSize, skipHash                                *cl.Option
 }
 
 func newBundlerFlags(prog string) *bundlerFlags {
@@ -59,6 +59,7 @@ func newBundlerFlags(prog string) *bundlerFlags {
 	f.version = s.Bool("version", "Display the version of this program")
 	f.method = s.String("compression", "zlib|zstd", "Compression method for -compress (default zstd; not in LLVM)")
 	f.maxSize = s.String("max-uncompressed-size", "bytes", "Refuse compressed inputs that declare more (default 4 GiB; not in LLVM)")
+	f.skipHash = s.Bool("skip-hash-check", "Do not verify the MD5 of compressed inputs, as LLVM does not (not in LLVM)")
 	return f
 }
 
@@ -116,6 +117,7 @@ func (f *bundlerFlags) config(stderr io.Writer) (*bundler.Config, error) {
 	cfg.CheckInputArchive = f.checkArc.On
 	cfg.HIPOpenMPCompatible = f.hipOpenMP.On
 	cfg.PrintCommands = f.printCmds.On
+	cfg.SkipHashCheck = f.skipHash.On
 	if f.compress.Given() {
 		cfg.Compress = f.compress.On
 	}

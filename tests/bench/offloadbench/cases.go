@@ -156,6 +156,22 @@ func (b *bench) compressCases(label string, ids, dev []string, tag string, check
 			same:   pairs(oo, lo),
 		})
 	}
+	// The same without our hash check, which LLVM 22 never makes.
+	var oo, lo []string
+	for i := range ids {
+		oo = append(oo, b.out(fmt.Sprintf("%s-n-ours.%d", tag, i)))
+		lo = append(lo, b.out(fmt.Sprintf("%s-n-llvm.%d", tag, i)))
+	}
+	cs = append(cs, benchCase{
+		name:  fmt.Sprintf("unbundle LLVM's CCOB --skip-hash-check, %s, 4 × %s", label, mib(total/4)),
+		bytes: total,
+		tools: []tool{
+			{ours, append(b.unbundleArgv(b.bundler(), "o", ids, llvmOut, oo), "--skip-hash-check"), oo},
+			{llvm, b.unbundleArgv("clang-offload-bundler-22", "o", ids, llvmOut, lo), lo},
+		},
+		checks: []check{ratioAtMost(ours, llvm, 1)},
+		same:   pairs(oo, lo),
+	})
 	return cs
 }
 
