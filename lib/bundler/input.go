@@ -200,8 +200,12 @@ func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Confi
 			tmp.Close()
 			return nil, 0, err
 		}
-		fmt.Fprintf(cfg.Stderr, "Compressed bundle format version: %d\nDecompression method: %s\nSize before decompression: %s bytes\nSize after decompression: %s bytes\nStored hash: 0x%016x\nHashes match: Yes\n",
-			h.Version, h.Method, commas(uint64(used)-uint64(h.HeaderSize)), commas(h.UncompressedSize), h.Hash)
+		match := "Yes"
+		if opt.SkipHashCheck {
+			match = "not checked (--skip-hash-check)"
+		}
+		fmt.Fprintf(cfg.Stderr, "Compressed bundle format version: %d\nDecompression method: %s\nSize before decompression: %s bytes\nSize after decompression: %s bytes\nStored hash: 0x%016x\nHashes match: %s\n",
+			h.Version, h.Method, commas(uint64(used)-uint64(h.HeaderSize)), commas(h.UncompressedSize), h.Hash, match)
 	}
 	// Closing waits for the check, so its goroutine never outlives the part.
 	undo := []func(){func() { tmp.Close() }, func() { check() }}
