@@ -70,6 +70,7 @@ type archiveLayout struct {
 
 func layout(members []WriterMember, threshold uint64) (*archiveLayout, error) {
 	l := &archiveLayout{headers: make([][]byte, len(members))}
+	all := make([]byte, 0, headerSize*len(members)) // one allocation for all headers
 	namePos := map[string]int{}
 	var symNames []byte
 	hasObject := false
@@ -78,7 +79,9 @@ func layout(members []WriterMember, threshold uint64) (*archiveLayout, error) {
 		if err := checkMember(i, m); err != nil {
 			return nil, err
 		}
-		l.headers[i] = memberHeader(m, &l.names, namePos)
+		n := len(all)
+		all = memberHeader(all, m, &l.names, namePos)
+		l.headers[i] = all[n:len(all):len(all)]
 		lastHeader = pos
 		pos += headerSize + uint64(m.Size) + uint64(m.Size%2)
 		if m.Object || len(m.Symbols) > 0 {
@@ -129,9 +132,10 @@ func checkMember(i int, m WriterMember) error {
 	return nil
 }
 
-// memberHeader formats a member header, adding long names to *names once.
-func memberHeader(m WriterMember, names *[]byte, namePos map[string]int) []byte {
-	var name string
+// memberHeader appends a member header to h, adding long names to *names
+// once.
+func memberHeader(h []byte, m WriterMember, names *[]byte, namePos map[string]int) []byte {
+	start := len(h)
 	if len(m.Name) >= 16 || strings.Contains(m.Name, "/") {
 		p, ok := namePos[m.Name]
 		if !ok {
@@ -139,16 +143,41 @@ func memberHeader(m WriterMember, names *[]byte, namePos map[string]int) []byte 
 			namePos[m.Name] = p
 			*names = append(append(*names, m.Name...), "/\n"...)
 		}
-		name = "/" + strconv.Itoa(p)
+		h = strconv.AppendInt(append(h, '/'), int64(p), 10)
 	} else {
-		name = m.Name + "/"
+		h = append(append(h, m.Name...), '/')
 	}
-	return header(name, "644", uint64(m.Size))
+	return appendHeader(h, start, "644", uint64(m.Size))
 }
 
 // header formats a 60-byte header with zero date, uid and gid.
 func header(name, mode string, size uint64) []byte {
-	return fmt.Appendf(nil, "%-16s%-12s%-6s%-6s%-8s%-10d`\n", name, "0", "0", "0", mode, size)
+	return appendHeader(append(make([]byte, 0, headerSize), name...), 0, mode, size)
+}
+
+// appendHeader completes a header whose name field b[start:] holds: the name
+// padded to 16, then date, uid and gid "0", mode and size, left-aligned and
+// space-padded to 12, 6, 6, 8 and 10, as "%-16s%-12s%-6s%-6s%-8s%-10d`\n"
+// does (a longer field pushes the rest along, as with fmt).
+func appendHeader(b []byte, start int, mode string, size uint64) []byte {
+	b = pad(b, start, 16)
+	for _, w := range []int{12, 6, 6} {
+		n := len(b)
+		b = pad(append(b, '0'), n, w)
+	}
+	n := len(b)
+	b = pad(append(b, mode...), n, 8)
+	n = len(b)
+	b = pad(strconv.AppendUint(b, size, 10), n, 10)
+	return append(b, '`', '\n')
+}
+
+// pad appends spaces to b until the field that starts at start is w bytes.
+func pad(b []byte, start, w int) []byte {
+	for len(b) < start+w {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 func writeNameTable(w *bufio.Writer, names []byte) {

@@ -1,11 +1,14 @@
 package bundler
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"path"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
@@ -14,24 +17,39 @@ import (
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
 
-// member is one device object bound for an output archive.
+// member is one device object bound for an output archive, opened while
+// its input member was parsed.
 type member struct {
 	name string
-	open func() (io.Reader, int64, error)
+	data io.Reader
+	size int64
+	err  error    // from opening it; reported where writeArchives gets to it
+	syms *symbols // shared by every output that takes the same bundle
+}
+
+// symbols is what addSymbols found for a member's data.
+type symbols struct {
+	object bool
+	names  []string
+	err    error
 }
 
 // unbundleArchive turns a heterogeneous device archive into one archive per
 // target. Every bundle of every member goes to each compatible target (not
 // only the first), named as LLVM names it:
 // <stem>-<bundle ID><stem><ext>, with ':' replaced by '_'.
+//
+// The member list is read first; runs of members are then parsed (and the
+// symbols of their device objects listed) concurrently, and the results
+// joined in archive order, so output and errors are those of a sequential
+// walk.
 func unbundleArchive(cfg *Config, t *targets) error {
 	src, err := openSource(cfg.Inputs[0], cfg.TempDir)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	st := newArchiveState(src.r)
-	rd, err := ar.NewReader(st.ahead, src.size)
+	rd, err := ar.NewReader(src.r, src.size)
 	if errors.Is(err, ar.ErrNotArchive) {
 		// LLVM says this for every input without the archive magic.
 		return fileError(cfg.Inputs[0], errorf("%s: %v", ar.ErrTooSmall, err))
@@ -39,26 +57,96 @@ func unbundleArchive(cfg *Config, t *targets) error {
 	if err != nil {
 		return fileError(cfg.Inputs[0], err)
 	}
-	sc := &scratch{dir: cfg.TempDir}
-	defer sc.close()
-	perTarget := make([][]member, len(t.std))
+	var ms []*ar.Member
+	var walkErr error
 	for {
 		m, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return fileError(cfg.Inputs[0], err)
+			walkErr = fileError(cfg.Inputs[0], err)
+			break
 		}
-		if err := archiveChild(cfg, t, src, m, sc, perTarget, st); err != nil {
-			return err
+		ms = append(ms, m)
+	}
+	shards := splitMembers(ms, shardCount(cfg))
+	res := make([]shardResult, len(shards))
+	var wg sync.WaitGroup
+	for k := range shards {
+		res[k].sc = &scratch{dir: cfg.TempDir}
+		defer res[k].sc.close()
+		wg.Go(func() { res[k].parse(cfg, t, src, shards[k]) })
+	}
+	wg.Wait()
+	perTarget := make([][]member, len(t.std))
+	for _, r := range res {
+		if r.err != nil {
+			return r.err
 		}
+		for i := range perTarget {
+			perTarget[i] = append(perTarget[i], r.perTarget[i]...)
+		}
+	}
+	if walkErr != nil {
+		return walkErr
 	}
 	return writeArchives(cfg, t, perTarget)
 }
 
-func archiveChild(cfg *Config, t *targets, src *source, m *ar.Member, sc *scratch, perTarget [][]member, st *archiveState) error {
-	child := &source{name: m.Name, r: st.memberData(m), size: m.Size}
+// shardCount is how many runs of members are parsed at once: one per CPU,
+// or one when parsing prints (--###, -verbose), to keep the output in order.
+func shardCount(cfg *Config) int {
+	if cfg.Verbose || cfg.PrintCommands {
+		return 1
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// splitMembers cuts ms into at most n consecutive runs of about equal size.
+func splitMembers(ms []*ar.Member, n int) [][]*ar.Member {
+	var total int64
+	for _, m := range ms {
+		total += m.Size + 60
+	}
+	per := total/int64(max(n, 1)) + 1
+	var out [][]*ar.Member
+	var acc int64
+	start := 0
+	for i, m := range ms {
+		acc += m.Size + 60
+		if acc >= per && len(out) < n-1 {
+			out = append(out, ms[start:i+1])
+			start, acc = i+1, 0
+		}
+	}
+	if start < len(ms) {
+		out = append(out, ms[start:])
+	}
+	return out
+}
+
+// shardResult is what parsing one run of members gives.
+type shardResult struct {
+	sc        *scratch
+	perTarget [][]member
+	err       error // the first member's error; later members are not parsed
+}
+
+func (r *shardResult) parse(cfg *Config, t *targets, src *source, ms []*ar.Member) {
+	st := newArchiveState(src.r)
+	r.perTarget = make([][]member, len(t.std))
+	for _, m := range ms {
+		if r.err = archiveChild(cfg, t, m, r.sc, r.perTarget, st); r.err != nil {
+			return
+		}
+	}
+}
+
+func archiveChild(cfg *Config, t *targets, m *ar.Member, sc *scratch, perTarget [][]member, st *archiveState) error {
+	data, release := st.memberData(m)
+	defer release()
+	child := &source{name: m.Name, r: data, size: m.Size}
 	parts, err := decompressedAs(child, cfg, "Failed to decompress code object")
 	var be *Error
 	if errors.As(err, &be) {
@@ -90,12 +178,28 @@ func archiveChild(cfg *Config, t *targets, src *source, m *ar.Member, sc *scratc
 		if err != nil {
 			return fileError(cfg.Inputs[0], errorf("Invalid bundle id read from code object"))
 		}
-		name := memberName(base, e.id, co.TargetID)
-		for _, i := range fits {
-			perTarget[i] = append(perTarget[i], member{name: name, open: e.open})
-		}
+		st.place(perTarget, memberName(base, e.id, co.TargetID), e, fits)
 	}
 	return nil
+}
+
+// place opens entry e once per target it fits and lists its symbols (once)
+// while its member is still in memory.
+func (st *archiveState) place(perTarget [][]member, name string, e entry, fits []int) {
+	var syms *symbols
+	for _, i := range fits {
+		r, n, err := e.open()
+		m := member{name: name, data: r, size: n, err: err}
+		if err == nil {
+			if syms == nil {
+				wm := ar.WriterMember{Name: name, Size: n, Data: r}
+				err := addSymbols(&wm, &st.buf)
+				syms = &symbols{object: wm.Object, names: wm.Symbols, err: err}
+			}
+			m.syms = syms
+		}
+		perTarget[i] = append(perTarget[i], m)
+	}
 }
 
 // memberName is LLVM's device library member name. The stem really appears
@@ -125,14 +229,15 @@ func writeArchives(cfg *Config, t *targets, perTarget [][]member) error {
 			return err
 		}
 		wms := make([]ar.WriterMember, len(ms))
+		errs := make([]error, len(ms))
 		for j, m := range ms {
-			r, n, err := m.open()
-			if err != nil {
-				return fileError(cfg.Inputs[0], err)
+			if m.err != nil {
+				return fileError(cfg.Inputs[0], m.err)
 			}
-			wms[j] = ar.WriterMember{Name: m.name, Size: n, Data: r}
+			wms[j] = ar.WriterMember{Name: m.name, Size: m.size, Data: m.data, Object: m.syms.object, Symbols: m.syms.names}
+			errs[j] = m.syms.err
 		}
-		jobs = append(jobs, archiveJob{out: out, path: cfg.Outputs[i], members: wms})
+		jobs = append(jobs, archiveJob{out: out, path: cfg.Outputs[i], members: wms, symErrs: errs})
 	}
 	if err := writeArchiveJobs(cfg.Inputs[0], jobs); err != nil {
 		return err
@@ -142,11 +247,24 @@ func writeArchives(cfg *Config, t *targets, perTarget [][]member) error {
 
 // addSymbols marks ELF and bitcode members as objects and lists their
 // global symbols, so the archive gets the symbol table LLVM's writeArchive
-// gives it. Other members stay raw blobs.
-func addSymbols(m *ar.WriterMember) error {
+// gives it. Other members stay raw blobs. A small member that is not in
+// memory is read whole into *buf once, and parsed there.
+func addSymbols(m *ar.WriterMember, buf *[]byte) error {
 	ra, ok := m.Data.(io.ReaderAt)
 	if !ok {
 		return nil
+	}
+	mem := heldBytes(ra, m.Size)
+	if mem == nil && m.Size >= 4 && m.Size <= maxScratchMember {
+		if int64(cap(*buf)) < m.Size {
+			*buf = make([]byte, m.Size)
+		}
+		if n, _ := ra.ReadAt((*buf)[:m.Size], 0); n == int(m.Size) {
+			mem = (*buf)[:m.Size]
+		}
+	}
+	if mem != nil {
+		ra = bytes.NewReader(mem)
 	}
 	head := make([]byte, 4)
 	if n, _ := ra.ReadAt(head, 0); n < 4 {
@@ -158,17 +276,33 @@ func addSymbols(m *ar.WriterMember) error {
 	if !elfobj.IsELF(head) {
 		return nil
 	}
-	f, err := elfobj.Open(ra, m.Size)
-	if err != nil {
+	// The lean lister succeeds exactly when Open and ArchiveSymbols do;
+	// only on failure is Open needed, to tell a blob from an error.
+	var syms []string
+	var err error
+	if mem != nil {
+		syms, err = elfobj.ArchiveSymbolsBytes(mem)
+	} else {
+		syms, err = elfobj.ArchiveSymbolsAt(ra, m.Size)
+	}
+	if err == nil {
+		m.Object, m.Symbols = true, syms
+		return nil
+	}
+	f, ferr := elfobj.Open(ra, m.Size)
+	if ferr != nil {
 		return nil // not a valid object: LLVM stores it as a blob too
 	}
-	syms, err := f.ArchiveSymbols()
+	syms, err = f.ArchiveSymbols()
 	if err != nil {
 		return fmt.Errorf("member %s: %w", m.Name, err)
 	}
 	m.Object, m.Symbols = true, syms
 	return nil
 }
+
+// maxScratchMember is the largest member addSymbols reads whole.
+const maxScratchMember = 1 << 20
 
 // addBitcodeSymbols lists a bitcode member's symbols from its irsymtab.
 // LLVM would rebuild a missing table from the IR; without one the member

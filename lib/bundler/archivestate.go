@@ -2,7 +2,7 @@ package bundler
 
 import (
 	"bufio"
-	"bytes"
+	"errors"
 	"io"
 	"runtime"
 	"sync"
@@ -13,20 +13,20 @@ import (
 
 // Device archives hold thousands of small members; reading each member's
 // ELF headers, bundle sections and symbol table through the file costs
-// a dozen system calls per member. Small members are therefore read whole,
-// up to maxHeld bytes per job; larger members (and any past the budget)
-// stay sections of the input file, which the kernel copies.
-const (
-	maxHeldMember = 4 << 20
-	maxHeld       = 32 << 20
-)
+// a dozen system calls per member. Small members are therefore parsed, and
+// the symbols of their device objects listed, from a read-ahead window,
+// without a copy. The window is then reused: the jobs that write the
+// outputs read member data from the file again, one read per member, so
+// memory stays one window per parser whatever the archive's size. Larger
+// members stay sections of the input file throughout.
+const maxWindowMember = readAheadWindow / 4
 
-// archiveState is what unbundling one archive remembers across members.
+// archiveState is what parsing a run of members remembers across them.
 type archiveState struct {
-	file    io.ReaderAt // the input
-	ahead   *readAhead  // the input again, for member headers and small members
-	held    int64
+	file    io.ReaderAt        // the input
+	ahead   *readAhead         // the input again, for small members
 	matches map[string]idMatch // by bundle ID
+	buf     []byte             // addSymbols' scratch
 }
 
 // idMatch is a bundle ID parsed once, with the targets it serves.
@@ -40,17 +40,71 @@ func newArchiveState(file io.ReaderAt) *archiveState {
 	return &archiveState{file: file, ahead: &readAhead{r: file}, matches: make(map[string]idMatch)}
 }
 
-// memberData returns a reader over member m of the input.
-func (st *archiveState) memberData(m *ar.Member) io.ReaderAt {
-	if m.Size > maxHeldMember || st.held+m.Size > maxHeld {
-		return m.Open(st.file)
+// memberData returns a reader over member m of the input and a function to
+// call once the member has been parsed, after which the reader reads from
+// the file.
+func (st *archiveState) memberData(m *ar.Member) (io.ReaderAt, func()) {
+	if m.Size > maxWindowMember {
+		return m.Open(st.file), func() {}
 	}
-	buf := make([]byte, m.Size)
-	if _, err := m.Open(st.ahead).ReadAt(buf, 0); err != nil && err != io.EOF {
-		return m.Open(st.file) // the ordinary path reports it
+	b := st.ahead.view(m.Offset, m.Size)
+	if b == nil {
+		return m.Open(st.file), func() {} // the ordinary path reports it
 	}
-	st.held += m.Size
-	return bytes.NewReader(buf)
+	r := &windowReader{b: b, file: st.file, off: m.Offset, size: m.Size}
+	return r, func() { r.b = nil }
+}
+
+// windowReader serves a member from a window of the input while it has
+// one, and from the file after that.
+type windowReader struct {
+	b    []byte
+	file io.ReaderAt
+	off  int64 // file offset of the member
+	size int64
+}
+
+// heldBytes returns the n bytes that r (sections of sections of a
+// windowReader) reads, if they are in memory, else nil.
+func heldBytes(r io.ReaderAt, n int64) []byte {
+	var off int64
+	for {
+		sr, ok := r.(*io.SectionReader)
+		if !ok {
+			break
+		}
+		if n < 0 || off < 0 || off > sr.Size() || n > sr.Size()-off {
+			return nil // not within this section
+		}
+		var o int64
+		r, o, _ = sr.Outer()
+		off += o
+	}
+	w, ok := r.(*windowReader)
+	if !ok || w.b == nil || n < 0 || off < 0 || off > int64(len(w.b)) || n > int64(len(w.b))-off {
+		return nil
+	}
+	return w.b[off : off+n]
+}
+
+func (w *windowReader) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("bundler: negative offset")
+	}
+	if off >= w.size {
+		return 0, io.EOF
+	}
+	if rest := w.size - off; int64(len(p)) > rest {
+		n, err := w.ReadAt(p[:rest], off)
+		if err == nil {
+			err = io.EOF
+		}
+		return n, err
+	}
+	if w.b == nil {
+		return w.file.ReadAt(p, w.off+off)
+	}
+	return copy(p, w.b[off:]), nil
 }
 
 // match parses a bundle ID and lists the targets (indexes into t) it is
@@ -71,50 +125,44 @@ func (st *archiveState) match(id string, t *targets, hipOpenMP bool) (targetid.E
 	return m.co, m.fits, m.err
 }
 
-// readAhead serves the small, mostly sequential reads of an archive walk
-// from one window of the file, a system call per window rather than per
-// header. Large reads go straight to the file.
+// readAhead serves reads of a run of members from one window of the file,
+// a system call per window rather than several per member.
 type readAhead struct {
-	mu  sync.Mutex
 	r   io.ReaderAt
 	buf []byte
 	off int64 // file offset of buf[0]
-	eof bool  // the window ends at the end of the file
 }
 
 const readAheadWindow = 1 << 20
 
-func (c *readAhead) ReadAt(p []byte, off int64) (int, error) {
-	if len(p) > readAheadWindow/4 || off < 0 {
-		return c.r.ReadAt(p, off)
+// view returns the n bytes at off from the window, refilling it at off if
+// need be, or nil if the file does not hold them. The bytes are valid until
+// the next call.
+func (c *readAhead) view(off, n int64) []byte {
+	if n > readAheadWindow || n < 0 || off < 0 {
+		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	end := c.off + int64(len(c.buf))
-	if off < c.off || off+int64(len(p)) > end && !(c.eof && off <= end) {
+	if off < c.off || off-c.off+n > int64(len(c.buf)) {
 		if c.buf == nil {
 			c.buf = make([]byte, readAheadWindow)
 		}
-		n, err := c.r.ReadAt(c.buf[:readAheadWindow], off)
-		if n < readAheadWindow && err != io.EOF {
+		got, err := c.r.ReadAt(c.buf[:readAheadWindow], off)
+		if int64(got) < n || got < readAheadWindow && err != io.EOF {
 			c.buf, c.off = c.buf[:0], 0
-			return c.r.ReadAt(p, off)
+			return nil
 		}
-		c.buf, c.off, c.eof = c.buf[:n], off, n < readAheadWindow
+		c.buf, c.off = c.buf[:got], off
 	}
-	n := copy(p, c.buf[off-c.off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
+	return c.buf[off-c.off : off-c.off+n : off-c.off+n]
 }
 
-// archiveJob is one output archive. Outputs are independent, so their
-// members' symbol tables are read and the archives written concurrently.
+// archiveJob is one output archive. Outputs are independent, so they are
+// written concurrently.
 type archiveJob struct {
 	out     io.Writer
 	path    string
 	members []ar.WriterMember
+	symErrs []error // addSymbols' error for each member
 }
 
 // writeArchiveJobs runs the jobs, GOMAXPROCS at a time, and returns the
@@ -143,8 +191,8 @@ func writeArchiveJobs(input string, jobs []archiveJob) error {
 }
 
 func (j *archiveJob) write(input string) error {
-	for k := range j.members {
-		if err := addSymbols(&j.members[k]); err != nil {
+	for _, err := range j.symErrs {
+		if err != nil {
 			return fileError(input, err)
 		}
 	}

@@ -113,6 +113,7 @@ type File struct {
 	ShStrIndex int // section holding the section names, 0 if none
 
 	r      io.ReaderAt
+	mem    []byte // r's contents, when the caller has them in memory
 	size   int64
 	c      codec
 	ehdr   []byte // raw ELF header

@@ -238,6 +238,13 @@ func (t *strtab) get(off uint32) (string, error) {
 
 // readTable reads n bytes at off in bounded chunks.
 func readTable(r io.ReaderAt, off int64, n uint64) ([]byte, error) {
+	if n <= readChunk { // the common case, in one read
+		b := make([]byte, n)
+		if err := readFull(r, b, off); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
 	b := make([]byte, 0, min(n, readChunk))
 	for n > 0 {
 		c := min(n, readChunk)

@@ -1,0 +1,369 @@
+package elfobj
+
+import (
+	"bytes"
+	"debug/elf"
+	"io"
+)
+
+// ArchiveSymbolsAt returns what Open(r, size) followed by ArchiveSymbols
+// returns, without building a File: archive writers list the symbols of
+// thousands of members, and Open's section names and small reads dominate
+// that work. It succeeds exactly when Open and ArchiveSymbols both do and
+// then returns the same names; on malformed input the error may differ.
+//
+// It reads the ELF header, the section header table, the section name
+// table (only to check it as Open does), the program headers if any, and
+// the symbol and string tables, each in one read where it is no larger
+// than a read chunk.
+func ArchiveSymbolsAt(r io.ReaderAt, size int64) ([]string, error) {
+	return archiveSymbols(r, size, nil)
+}
+
+// ArchiveSymbolsBytes is ArchiveSymbolsAt(bytes.NewReader(b), len(b)),
+// reading the tables in place rather than copying them. The names do not
+// share memory with b.
+func ArchiveSymbolsBytes(b []byte) ([]string, error) {
+	return archiveSymbols(bytes.NewReader(b), int64(len(b)), b)
+}
+
+// archiveSymbols is ArchiveSymbolsAt; mem, if not nil, is r's contents.
+func archiveSymbols(r io.ReaderAt, size int64, mem []byte) ([]string, error) {
+	f, h, err := leanHeader(r, size)
+	if err != nil {
+		return nil, err
+	}
+	f.mem = mem
+	t, err := f.leanSections(h)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.checkProgs(h); err != nil {
+		return nil, err
+	}
+	return f.leanSymbols(t)
+}
+
+// leanHeader reads and checks the identification and ELF header as Open
+// does, in one read.
+func leanHeader(r io.ReaderAt, size int64) (*File, ehdrFields, error) {
+	var buf [64]byte // the larger (64-bit) header
+	n, err := r.ReadAt(buf[:min(int64(len(buf)), max(size, 0))], 0)
+	if n < elf.EI_NIDENT && err != nil && err != io.EOF {
+		return nil, ehdrFields{}, err
+	}
+	if n < 4 || !IsELF(buf[:n]) || size < 4 {
+		return nil, ehdrFields{}, ErrNotELF
+	}
+	if size < elf.EI_NIDENT || n < elf.EI_NIDENT {
+		return nil, ehdrFields{}, &FormatError{0, "truncated ELF identification", nil}
+	}
+	f := &File{r: r, size: size, OSABI: elf.OSABI(buf[elf.EI_OSABI])}
+	if err := f.readIdent(buf[:elf.EI_NIDENT]); err != nil {
+		return nil, ehdrFields{}, err
+	}
+	hs := f.c.ehdrSize()
+	if size < int64(hs) || n < hs {
+		if err != nil && err != io.EOF {
+			return nil, ehdrFields{}, err
+		}
+		return nil, ehdrFields{}, &FormatError{0, "truncated ELF header", nil}
+	}
+	b := buf[:hs]
+	h := f.c.decodeEhdr(b)
+	f.Type = elf.Type(f.c.bo.Uint16(b[16:]))
+	f.Machine = elf.Machine(f.c.bo.Uint16(b[18:]))
+	if v := f.c.bo.Uint32(b[20:]); v != uint32(elf.EV_CURRENT) {
+		return nil, ehdrFields{}, &FormatError{20, "unknown ELF version", v}
+	}
+	f.Entry, f.Flags, f.phoff, f.shoff = h.entry, h.flags, h.phoff, h.shoff
+	return f, h, nil
+}
+
+// leanTables is what the lean path keeps of the section header table: the
+// indexes of the sections it needs, the rest checked and dropped.
+type leanTables struct {
+	shdrs  []byte // the raw section header table
+	num    int
+	symtab int    // first SHT_SYMTAB, 0 if none
+	shstr  *names // the section name table, once checked
+}
+
+func (f *File) shdr(t *leanTables, i int) Section {
+	s := f.c.decodeShdr(t.shdrs[i*f.c.shdrSize():])
+	s.Index = i
+	return s
+}
+
+// leanSections reads and checks the section header table as readSections
+// and readNames do, without decoding it into a File.
+func (f *File) leanSections(h ehdrFields) (*leanTables, error) {
+	t := &leanTables{}
+	if h.shoff == 0 {
+		if h.shnum != 0 || h.shstrndx != 0 {
+			return nil, &FormatError{0, "sections without a section header table", nil}
+		}
+		return t, nil
+	}
+	entsize := uint64(f.c.shdrSize())
+	if uint64(h.shentsize) != entsize {
+		return nil, &FormatError{0, "unexpected section header size", h.shentsize}
+	}
+	if h.shoff > uint64(f.size) || uint64(f.size)-h.shoff < entsize {
+		return nil, &FormatError{0, "section header table offset out of range", h.shoff}
+	}
+	shnum := uint64(h.shnum)
+	if shnum == 0 { // extended numbering: the count is in section 0
+		first := make([]byte, entsize)
+		if err := readFull(f.r, first, int64(h.shoff)); err != nil {
+			return nil, err
+		}
+		shnum = f.c.decodeShdr(first).Size
+	}
+	if shnum == 0 || shnum > (uint64(f.size)-h.shoff)/entsize {
+		return nil, &FormatError{int64(h.shoff), "section count does not fit the file:", shnum}
+	}
+	var err error
+	if t.shdrs, err = f.bytesAt(h.shoff, shnum*entsize); err != nil {
+		return nil, err
+	}
+	t.num = int(shnum)
+	f.sec0 = f.c.decodeShdr(t.shdrs)
+	f.hasSHT = true
+	for i := 1; i < t.num; i++ {
+		// Only the fields checkSection looks at, to keep this loop cheap.
+		b := t.shdrs[i*int(entsize):]
+		s := Section{Index: i, Type: f.c.bo.Uint32(b[4:])}
+		if f.c.is64 {
+			s.Offset, s.Size = f.c.bo.Uint64(b[24:]), f.c.bo.Uint64(b[32:])
+		} else {
+			s.Offset, s.Size = uint64(f.c.bo.Uint32(b[16:])), uint64(f.c.bo.Uint32(b[20:]))
+		}
+		if err := f.checkSection(s, h.shoff+uint64(i)*entsize); err != nil {
+			return nil, err
+		}
+		if t.symtab == 0 && s.Type == uint32(elf.SHT_SYMTAB) {
+			t.symtab = i
+		}
+	}
+	strndx := uint64(h.shstrndx)
+	if strndx == shnXIndex {
+		strndx = uint64(f.sec0.Link)
+	}
+	if strndx >= shnum {
+		return nil, &FormatError{0, "section name table index out of range:", strndx}
+	}
+	f.ShStrIndex = int(strndx)
+	return t, f.checkNames(t)
+}
+
+// checkNames fails where readNames would.
+func (f *File) checkNames(t *leanTables) error {
+	if f.ShStrIndex == 0 {
+		return nil
+	}
+	st := f.shdr(t, f.ShStrIndex)
+	if !hasBytes(st) {
+		return &FormatError{int64(f.shoff), "section name table has no contents", nil}
+	}
+	names, err := f.loadStrtab(st)
+	if err != nil {
+		return err
+	}
+	t.shstr = names
+	for i := 0; i < t.num; i++ {
+		if err := names.check(f.c.bo.Uint32(t.shdrs[i*f.c.shdrSize():])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkProgs fails where readProgs would.
+func (f *File) checkProgs(h ehdrFields) error {
+	phnum := uint64(h.phnum)
+	if phnum == pnXNum && f.hasSHT {
+		phnum = uint64(f.sec0.Info)
+	}
+	if phnum == 0 {
+		return nil
+	}
+	entsize := uint64(f.c.phdrSize())
+	if uint64(h.phentsize) != entsize {
+		return &FormatError{0, "unexpected program header size", h.phentsize}
+	}
+	if h.phoff > uint64(f.size) || phnum > (uint64(f.size)-h.phoff)/entsize {
+		return &FormatError{0, "program header table does not fit the file:", phnum}
+	}
+	table, err := f.bytesAt(h.phoff, phnum*entsize)
+	if err != nil {
+		return err
+	}
+	for i := uint64(0); i < phnum; i++ {
+		p := f.c.decodePhdr(table[i*entsize:])
+		if p.Filesz > 0 && (p.Offset > uint64(f.size) || p.Filesz > uint64(f.size)-p.Offset) {
+			return &FormatError{int64(h.phoff + i*entsize), "segment past end of file: segment", i}
+		}
+	}
+	return nil
+}
+
+// leanSymbols is ArchiveSymbols over the raw section header table.
+func (f *File) leanSymbols(t *leanTables) ([]string, error) {
+	if t.symtab == 0 {
+		return nil, nil
+	}
+	s := f.shdr(t, t.symtab)
+	if int(s.Link) >= t.num || s.Link == 0 {
+		return nil, &FormatError{int64(s.Offset), "symbol table string table index out of range:", s.Link}
+	}
+	es := uint64(f.c.symSize())
+	if s.EntSize != es || s.Size%es != 0 {
+		return nil, &FormatError{int64(s.Offset), "bad symbol table entry size in section", s.Index}
+	}
+	count := s.Size / es
+	for j := 1; j < t.num; j++ {
+		// The extended indexes are not needed, but a short table is an error.
+		if f.c.bo.Uint32(t.shdrs[j*f.c.shdrSize()+4:]) != uint32(elf.SHT_SYMTAB_SHNDX) {
+			continue
+		}
+		if x := f.shdr(t, j); int(x.Link) == t.symtab {
+			if x.Size/4 < count {
+				return nil, &FormatError{int64(x.Offset), "extended index table shorter than its symbol table:", j}
+			}
+			break
+		}
+	}
+	names := t.shstr
+	if int(s.Link) != f.ShStrIndex || names == nil {
+		var err error
+		if names, err = f.loadStrtab(f.shdr(t, int(s.Link))); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]string, 0, 16)
+	per := uint64(readChunk) / es
+	if f.mem != nil {
+		per = count // all at once, in place
+	}
+	var buf []byte
+	for first := uint64(0); first < count; first += per {
+		b, err := f.chunkAt(&buf, s.Offset+first*es, min(per, count-first)*es)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = f.appendSymbols(out, names, b, first == 0); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// appendSymbols applies ArchiveSymbols' rules to a chunk of raw symbols.
+func (f *File) appendSymbols(out []string, names *names, b []byte, skipNull bool) ([]string, error) {
+	es := f.c.symSize()
+	for j := 0; j+es <= len(b); j += es {
+		if skipNull && j == 0 {
+			continue // the null symbol
+		}
+		sym := f.c.decodeSym(b[j:])
+		if sym.bind() == elf.STB_LOCAL || sym.shndx == shnUndef ||
+			sym.typ() == elf.STT_FILE || sym.typ() == elf.STT_SECTION {
+			continue
+		}
+		name, err := names.get(sym.name)
+		if err != nil {
+			return nil, err
+		}
+		if !f.isMappingSymbol(name) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// names is a string table held whole, so that checking a name costs no
+// allocation and each listed name is a substring of one string made from
+// the table. Tables that are not wholly inside the file, or larger than a
+// read chunk, are read through a strtab window instead.
+type names struct {
+	b   []byte
+	all string // b as a string, once a name is listed
+	t   *strtab
+}
+
+func (f *File) loadStrtab(s Section) (*names, error) {
+	if s.Offset > uint64(f.size) || s.Size > uint64(f.size)-s.Offset || s.Size > readChunk && f.mem == nil {
+		return &names{t: newStrtab(f.r, s)}, nil
+	}
+	b, err := f.bytesAt(s.Offset, s.Size)
+	if err != nil {
+		return nil, err
+	}
+	return &names{b: b}, nil
+}
+
+// bytesAt returns the n bytes at off: in place when the file is in memory,
+// else read (in bounded chunks).
+func (f *File) bytesAt(off, n uint64) ([]byte, error) {
+	if f.mem != nil {
+		if off > uint64(len(f.mem)) || n > uint64(len(f.mem))-off {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return f.mem[off : off+n : off+n], nil
+	}
+	return readTable(f.r, int64(off), n)
+}
+
+// chunkAt is bytesAt reading into *buf, which is reused between calls.
+func (f *File) chunkAt(buf *[]byte, off, n uint64) ([]byte, error) {
+	if f.mem != nil {
+		return f.bytesAt(off, n)
+	}
+	if uint64(cap(*buf)) < n {
+		*buf = make([]byte, n)
+	}
+	b := (*buf)[:n]
+	return b, readFull(f.r, b, int64(off))
+}
+
+// end returns the length of the name at off, which must end in a NUL
+// within the table and within maxName bytes (strtab.get's rules); an empty
+// table has only empty names.
+func (n *names) end(off uint32) (int, error) {
+	o := uint64(off)
+	if o >= uint64(len(n.b)) {
+		if o == 0 {
+			return 0, nil
+		}
+		return 0, &FormatError{0, "string offset past end of table:", o}
+	}
+	rest := n.b[o:]
+	if i := bytes.IndexByte(rest[:min(len(rest), maxName)], 0); i >= 0 {
+		return i, nil
+	}
+	return 0, &FormatError{int64(o), "unterminated or overlong string", nil}
+}
+
+func (n *names) check(off uint32) error {
+	if n.t != nil {
+		_, err := n.t.get(off)
+		return err
+	}
+	_, err := n.end(off)
+	return err
+}
+
+func (n *names) get(off uint32) (string, error) {
+	if n.t != nil {
+		return n.t.get(off)
+	}
+	k, err := n.end(off)
+	if err != nil || k == 0 {
+		return "", err
+	}
+	if n.all == "" {
+		n.all = string(n.b)
+	}
+	return n.all[off : int(off)+k], nil
+}
