@@ -40,6 +40,7 @@ func newBundlerFlags(prog string) *bundlerFlags {
 	s := cl.NewSet(prog, bundlerOverview, "[options]")
 	f := &bundlerFlags{set: s}
 	f.fileType = s.String("type", "string", "Type of the files to be bundled/unbundled: i ii cui hipi d ll bc s o a gch ast")
+	f.fileType.Required = true
 	f.targets = s.List("targets", "string", "[<offload kind>-<target triple>,...]", true)
 	f.input = s.List("input", "string", "Input file. Can be specified multiple times for multiple input files.", false)
 	f.inputs = s.List("inputs", "string", "[<input file>,...] (deprecated)", true)
@@ -78,8 +79,8 @@ func runBundler(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "rules_offload clang-offload-bundler version %s (offload %s)\n", llvmVersion, version)
 		return 0
 	}
-	if !f.fileType.Given() {
-		fmt.Fprintf(stderr, "%s: for the --type option: must be specified at least once!\n", prog)
+	if err := f.set.CheckRequired(); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
 		return 1
 	}
 	if len(f.set.Positional) > 0 {

@@ -63,6 +63,7 @@ func runWrapper(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	s := cl.NewSet(prog, "Generate runtime registration code for a device binary image", "[options] Wrap input from <file>")
 	kind := s.String("kind", "value", "Wrap for offload kind: openmp, cuda or hip")
+	kind.Required, s.MinPositional = true, 1
 	out := s.String("o", "file", "Write output to <file>.")
 	triple := s.String("triple", "string", "Target triple for the wrapper module")
 	help := s.Bool("help", "Display available options")
@@ -78,11 +79,9 @@ func runWrapper(prog string, args []string, stdout, stderr io.Writer) int {
 	case ver.On:
 		fmt.Fprintf(stdout, "rules_offload llvm-offload-wrapper version %s (offload %s)\n", llvmVersion, version)
 		return 0
-	case !kind.Given():
-		fmt.Fprintf(stderr, "%s: for the --kind option: must be specified at least once!\n", prog)
-		return 1
-	case len(s.Positional) == 0:
-		fmt.Fprintf(stderr, "%s: Not enough positional command line arguments specified!\nMust specify at least 1 positional argument: See: %s --help\n", prog, prog)
+	}
+	if err := s.CheckRequired(); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
 		return 1
 	}
 	k, err := wrapper.ParseKind(kind.Value())
@@ -140,6 +139,7 @@ func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer
 	s := cl.NewSet(prog, clangWrapperOverview, "[options] <input files>")
 	out := s.String("o", "filename", "Output filename")
 	target := s.String("target", "triple", "Target triple for the output module")
+	out.Required, target.Required, s.MinPositional = true, true, 1
 	s.List("offload-arch", "offload-arch-name", "Contains offload-arch of the following target binary.", false)
 	notes := s.Bool("add-omp-offload-notes", "Add LLVMOMPOFFLOAD ELF notes to ELF device images.")
 	saveTemps := s.Bool("save-temps", "Save temporary files (accepted; no temporary files are made).")
@@ -162,14 +162,9 @@ func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer
 	case ver.On:
 		fmt.Fprintf(stdout, "rules_offload clang-offload-wrapper version %s (offload %s)\n", llvmVersion, version)
 		return 0
-	case !out.Given():
-		fmt.Fprintf(stderr, "%s: for the -o option: must be specified at least once!\n", prog)
-		return 1
-	case !target.Given():
-		fmt.Fprintf(stderr, "%s: for the --target option: must be specified at least once!\n", prog)
-		return 1
-	case len(s.Positional) == 0:
-		fmt.Fprintf(stderr, "%s: Not enough positional command line arguments specified!\nMust specify at least 1 positional argument: See: %s --help\n", prog, prog)
+	}
+	if err := s.CheckRequired(); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
 		return 1
 	}
 	archs, err := pairArchs(expanded, map[string]bool{"o": true, "target": true})

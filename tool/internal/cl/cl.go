@@ -35,6 +35,9 @@ type Option struct {
 	// Comma splits each value of a List on commas (cl::CommaSeparated).
 	Comma bool
 
+	// Required makes CheckRequired insist on the option (cl::Required).
+	Required bool
+
 	Values []string // every value given, in order
 	Count  int      // occurrences
 	On     bool     // a Bool's final value
@@ -68,6 +71,9 @@ type Set struct {
 	opts       []*Option
 	byName     map[string]*Option
 	Positional []string
+	// MinPositional makes CheckRequired insist on that many positional
+	// arguments (cl::OneOrMore positionals have 1).
+	MinPositional int
 }
 
 // NewSet returns an empty option set for the program prog.
@@ -94,6 +100,28 @@ func (s *Set) String(name, valueName, help string) *Option {
 // List declares a repeatable option; comma also splits values on ','.
 func (s *Set) List(name, valueName, help string, comma bool) *Option {
 	return s.add(&Option{Name: name, Kind: List, ValueName: valueName, Help: help, Comma: comma})
+}
+
+// CheckRequired reports, in LLVM's words, the first required option not
+// given, or too few positional arguments. Programs call it after handling
+// --help and --version, which LLVM honours even when these are missing.
+func (s *Set) CheckRequired() error {
+	for _, o := range s.opts {
+		if o.Required && !o.Given() {
+			return errorf("for the %s option: must be specified at least once!", Spell(o.Name))
+		}
+	}
+	if n := s.MinPositional; len(s.Positional) < n {
+		return errorf("Not enough positional command line arguments specified!\nMust specify at least %d positional argument%s: See: %s --help", n, plural(n), s.Prog)
+	}
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // Alias makes alias another spelling of the option name.

@@ -301,3 +301,34 @@ func TestResponseFileDropsEmptyTokens(t *testing.T) {
 		t.Fatalf("got %q, %v", got, err)
 	}
 }
+
+// TestCheckRequired: cl::Required options and required positionals, in
+// LLVM's words (cross-checked against the LLVM tools by the CLI tests).
+func TestCheckRequired(t *testing.T) {
+	s := NewSet("prog", "", "")
+	out := s.String("o", "file", "")
+	kind := s.String("kind", "k", "")
+	out.Required, kind.Required, s.MinPositional = true, true, 1
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{nil, "for the -o option: must be specified at least once!"},
+		{[]string{"-o", "x"}, "for the --kind option: must be specified at least once!"},
+		{[]string{"-o", "x", "--kind=hip"}, "Not enough positional command line arguments specified!\nMust specify at least 1 positional argument: See: prog --help"},
+		{[]string{"-o", "x", "--kind=hip", "in"}, ""},
+	}
+	for _, c := range cases {
+		s.Positional, out.Values, out.Count, kind.Values, kind.Count = nil, nil, 0, nil, 0
+		if err := s.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if err := s.CheckRequired(); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q", c.args, got, c.want)
+		}
+	}
+}
