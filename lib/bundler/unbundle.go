@@ -29,8 +29,14 @@ func Unbundle(cfg *Config) error {
 		return err
 	}
 	defer src.Close()
-	parts, err := decompressedDeferred(src, cfg)
-	if err != nil {
+	var parts []*source
+	if h, ok := streamable(cfg, src); ok {
+		part, done, err := unbundleCompressed(cfg, t, src, h)
+		if done {
+			return err
+		}
+		parts = []*source{part}
+	} else if parts, err = decompressedDeferred(src, cfg); err != nil {
 		return err
 	}
 	defer closeParts(parts, src)

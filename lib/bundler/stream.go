@@ -1,0 +1,290 @@
+package bundler
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/ccob"
+)
+
+// maxStreamHeader bounds the bundle header the streaming path buffers; a
+// larger header (tens of thousands of entries) takes the spooled path.
+const maxStreamHeader = 1 << 20
+
+// unbundleCompressed unbundles an input that is one CCOB holding one binary
+// bundle without first writing the decompressed bundle to a temporary file:
+// the bundle header is parsed as it comes out of the decoder, and each
+// payload goes straight to its output while the MD5 is computed beside it.
+// That halves the bytes written and read back.
+//
+// Whenever the input is anything else (text bundles, objects, trailing
+// data, several bundles, an entry layout it cannot stream, or any error
+// that depends on the whole bundle) the decompressed bytes are spooled as
+// before and the returned part goes through the general path, so results
+// and messages do not depend on which path ran. done reports that the job
+// finished here, with err its result.
+func unbundleCompressed(cfg *Config, t *targets, src *source, h ccob.Header) (part *source, done bool, err error) {
+	tmp, err := os.CreateTemp(cfg.TempDir, "offload-ccob-*")
+	if err != nil {
+		return nil, true, err
+	}
+	os.Remove(tmp.Name())
+	var g atomicfile.Group
+	defer g.Abort()
+	r := &router{cfg: cfg, t: t, spool: tmp, group: &g, size: int64(h.UncompressedSize)}
+	_, _, check, err := ccob.DecompressDeferred(r, src.r, src.size, ccobOptions(cfg))
+	if err == nil && r.state == routeHeader {
+		err = r.toSpool() // shorter than its header: the general path says why
+	}
+	if err != nil {
+		tmp.Close()
+		if r.err != nil {
+			return nil, true, r.err
+		}
+		return nil, true, fileError(src.name, fmt.Errorf("Failed to decompress input: %w", err))
+	}
+	if r.state == routeSpool {
+		undo := []func(){func() { tmp.Close() }, func() { check() }}
+		return &source{r: tmp, size: r.size, undo: undo, check: wrapCheck(src.name, check)}, false, nil
+	}
+	tmp.Close()
+	if err := wrapCheck(src.name, check)(); err != nil {
+		return nil, true, err
+	}
+	return nil, true, g.Commit()
+}
+
+func ccobOptions(cfg *Config) ccob.ReaderOptions {
+	return ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck}
+}
+
+// wrapCheck words a deferred hash mismatch as decompressParts does.
+func wrapCheck(name string, check func() error) func() error {
+	return func() error {
+		if err := check(); err != nil {
+			return fileError(name, fmt.Errorf("Failed to decompress input: %w", err))
+		}
+		return nil
+	}
+}
+
+// streamable reports whether src may take unbundleCompressed: a single
+// CCOB (with at most zero padding after it) for a file type whose
+// container may be a binary bundle, and no verbose report to print. It
+// returns the CCOB's header.
+func streamable(cfg *Config, src *source) (ccob.Header, bool) {
+	if cfg.Verbose || cfg.FileType == "a" {
+		return ccob.Header{}, false
+	}
+	if _, text := bundle.CommentFor(cfg.FileType); text {
+		return ccob.Header{}, false
+	}
+	h, err := ccob.ParseHeader(src.prefix(ccob.HeaderSizeV3))
+	if err != nil || h.UncompressedSize > math.MaxInt64 {
+		return h, false
+	}
+	if h.Version == 1 {
+		return h, true
+	}
+	if h.TotalSize > uint64(src.size) {
+		return h, false
+	}
+	next, err := ccob.SkipPadding(src.r, int64(h.TotalSize), src.size)
+	return h, err == nil && next == src.size
+}
+
+type routeState int
+
+const (
+	routeHeader routeState = iota // gathering the bundle header
+	routeStream                   // payloads go to the outputs
+	routeSpool                    // everything goes to the spool file
+)
+
+// router receives the decompressed bundle. It first gathers the header;
+// then either writes each assigned payload to its output as the bytes pass
+// or, when it cannot, spools everything for the general path.
+type router struct {
+	cfg   *Config
+	t     *targets
+	spool *os.File
+	group *atomicfile.Group
+
+	size  int64 // of the bundle, as the CCOB declares (the decoder enforces it)
+	state routeState
+	head  []byte // the bytes seen while gathering the header
+	// headerEnd's progress: records still to read, and where the next is.
+	counted       bool
+	records, hpos uint64
+	pos           int64  // bundle offset of the next byte written
+	plan          []span // assigned payloads, by offset
+	err           error  // an output error, reported as it is
+}
+
+// span is a payload and the output it goes to.
+type span struct {
+	off, end int64
+	target   int
+	out      *atomicfile.File
+}
+
+func (r *router) Write(p []byte) (int, error) {
+	switch r.state {
+	case routeSpool:
+		return r.spool.Write(p)
+	case routeStream:
+		return len(p), r.route(p)
+	}
+	r.head = append(r.head, p...)
+	if len(r.head) >= len(bundle.Magic) && !bundle.IsBinary(r.head) {
+		return len(p), r.toSpool()
+	}
+	end, ok := r.headerEnd()
+	switch {
+	case !ok && len(r.head) < maxStreamHeader:
+		return len(p), nil // need more
+	case !ok:
+		return len(p), r.toSpool()
+	}
+	if err := r.planFor(end); err != nil || r.state == routeSpool {
+		return len(p), err
+	}
+	head := r.head
+	r.head = nil
+	return len(p), r.route(head)
+}
+
+// toSpool gives up streaming: what was gathered goes to the spool file.
+func (r *router) toSpool() error {
+	r.state = routeSpool
+	_, err := r.spool.Write(r.head)
+	r.head = nil
+	return err
+}
+
+// planFor parses the gathered header (end bytes long) and, if the general
+// path would find exactly this bundle and succeed, creates the outputs and
+// starts streaming. Anything else goes to the spool.
+func (r *router) planFor(end int64) error {
+	es, err := bundle.ReadBinary(bytes.NewReader(r.head[:end]), r.size)
+	if err != nil {
+		return r.toSpool()
+	}
+	all := make([]entry, len(es))
+	last := int64(0)
+	for i, e := range es {
+		all[i] = entry{id: e.ID}
+		last = max(last, e.Offset+e.Size)
+	}
+	if last != r.size { // a further bundle or trailing data may follow
+		return r.toSpool()
+	}
+	assign, err := match(all, r.t, r.cfg.HIPOpenMPCompatible)
+	if err != nil || !r.complete(assign) {
+		return r.toSpool()
+	}
+	var plan []span
+	for i, a := range assign {
+		if a >= 0 {
+			plan = append(plan, span{off: es[a].Offset, end: es[a].Offset + es[a].Size, target: i})
+		}
+	}
+	slices.SortFunc(plan, func(a, b span) int { return cmp.Compare(a.off, b.off) })
+	for i := 1; i < len(plan); i++ {
+		if plan[i].off < plan[i-1].end {
+			return r.toSpool() // overlapping payloads: rare, and the general path copies
+		}
+	}
+	return r.open(plan)
+}
+
+// complete reports whether the general path would write every output
+// without an error: some bundle matched, and any missing one is allowed.
+func (r *router) complete(assign []int) bool {
+	found, missing := false, false
+	for _, a := range assign {
+		found = found || a >= 0
+		missing = missing || a < 0
+	}
+	return found && (!missing || r.cfg.AllowMissingBundles)
+}
+
+// open creates the outputs in command-line order, as writeOutputs does
+// (targets without a bundle get an empty file), and starts streaming.
+func (r *router) open(plan []span) error {
+	outs := make([]*atomicfile.File, len(r.cfg.Outputs))
+	for i, path := range r.cfg.Outputs {
+		out, err := createIn(r.group, path)
+		if err != nil {
+			r.err = err
+			return err
+		}
+		outs[i] = out
+	}
+	for i := range plan {
+		plan[i].out = outs[plan[i].target]
+	}
+	r.plan = plan
+	r.state = routeStream
+	return nil
+}
+
+// route writes the parts of p, which starts at bundle offset r.pos, that
+// fall in planned payloads.
+func (r *router) route(p []byte) error {
+	start := r.pos
+	r.pos += int64(len(p))
+	for len(r.plan) > 0 && start < r.pos {
+		s := r.plan[0]
+		if s.off >= r.pos {
+			return nil
+		}
+		lo, hi := max(s.off, start), min(s.end, r.pos)
+		if lo < hi {
+			if _, err := s.out.Write(p[lo-start : hi-start]); err != nil {
+				r.err = fileError(s.out.Path(), err)
+				return r.err
+			}
+		}
+		if s.end > r.pos {
+			return nil
+		}
+		r.plan = r.plan[1:]
+	}
+	return nil
+}
+
+// headerEnd returns the length of the binary bundle header at the start of
+// r.head, or false while r.head does not hold all of it. It resumes where
+// the last call stopped, so that a stream of tiny writes costs linear time.
+func (r *router) headerEnd() (int64, bool) {
+	const prefix = uint64(len(bundle.Magic) + 8)
+	b := r.head
+	if !r.counted {
+		if uint64(len(b)) < prefix {
+			return 0, false
+		}
+		r.records, r.hpos, r.counted = binary.LittleEndian.Uint64(b[len(bundle.Magic):]), prefix, true
+	}
+	for ; r.records > 0; r.records-- {
+		if r.hpos+24 > uint64(len(b)) {
+			return 0, false
+		}
+		idLen := binary.LittleEndian.Uint64(b[r.hpos+16:])
+		if idLen > uint64(len(b)) || r.hpos+24+idLen > uint64(len(b)) {
+			return 0, false
+		}
+		r.hpos += 24 + idLen
+	}
+	return int64(r.hpos), true
+}
+
+var _ io.Writer = (*router)(nil)
