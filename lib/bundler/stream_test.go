@@ -25,7 +25,7 @@ var streamIDs = []string{
 }
 
 // writeCCOB compresses bundle into a file in dir.
-func writeCCOB(t *testing.T, dir, name string, data []byte, method ccob.Method) string {
+func writeCCOB(t testing.TB, dir, name string, data []byte, method ccob.Method) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	f, err := os.Create(path)
