@@ -34,7 +34,7 @@ const maxStreamHeader = 1 << 20
 func unbundleCompressed(cfg *Config, t *targets, src *source, h ccob.Header) (part *source, done bool, err error) {
 	tmp, err := os.CreateTemp(cfg.TempDir, "offload-ccob-*")
 	if err != nil {
-		return nil, true, err
+		return nil, true, fileError(src.name, fmt.Errorf("Failed to decompress input: %w", err))
 	}
 	os.Remove(tmp.Name())
 	var g atomicfile.Group
