@@ -33,6 +33,13 @@ type result struct {
 	same  string   // "", "yes" or a note on which outputs differ
 }
 
+// quickCase is the warm-up time under which a case gets quickRepsFactor
+// times the rounds: short runs are the noisiest, and cheap to repeat.
+const (
+	quickCase       = 250 * time.Millisecond
+	quickRepsFactor = 3
+)
+
 // measureCase runs each tool once untimed (warming the page cache and
 // producing the outputs compared for identity and size), then reps timed
 // rounds in which the tools take turns in a rotating order.
@@ -41,9 +48,14 @@ func (b *bench) measureCase(c benchCase) (result, error) {
 	if err := ensureDir(b.out("cp")); err != nil {
 		return r, err
 	}
+	reps := b.sc.reps * quickRepsFactor
 	for _, t := range c.tools {
-		if _, err := runTool(t); err != nil {
+		s, err := runTool(t)
+		if err != nil {
 			return r, err
+		}
+		if s.wall >= quickCase {
+			reps = b.sc.reps
 		}
 	}
 	r.same = compareOutputs(c.same)
@@ -51,7 +63,7 @@ func (b *bench) measureCase(c benchCase) (result, error) {
 		r.size = [2]int64{fileSize(c.sizes[0]), fileSize(c.sizes[1])}
 	}
 	samples := map[string][]sample{}
-	for round := range b.sc.reps {
+	for round := range reps {
 		for k := range c.tools {
 			t := c.tools[(round+k)%len(c.tools)]
 			s, err := runTool(t)

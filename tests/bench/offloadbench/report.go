@@ -15,7 +15,7 @@ import (
 // case with each tool's median and peak memory, the targets and a verdict.
 func report(b *bench, results []result, load0, load1 string, took time.Duration) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "### offload benchmark (%s scale, median of %d runs per tool)\n\n", b.sc.name, b.sc.reps)
+	fmt.Fprintf(&s, "### offload benchmark (%s scale, median of %d runs per tool, %d where every tool's untimed run took under %v)\n\n", b.sc.name, b.sc.reps, b.sc.reps*quickRepsFactor, quickCase)
 	fmt.Fprintf(&s, "Machine: %s; %d CPUs (`nproc`); %s RAM; Linux %s; work directory on %s.  \n",
 		cpuModel(), runtime.NumCPU(), memTotal(), kernel(), fsType(b.dir))
 	fmt.Fprintf(&s, "Tools: %s; cp from %s; offload built with %s.  \n",
