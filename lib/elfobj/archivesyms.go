@@ -38,7 +38,7 @@ func archiveSymbols(r io.ReaderAt, size int64, mem []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := f.checkProgs(h); err != nil {
+	if _, err := f.progs(h); err != nil {
 		return nil, err
 	}
 	return f.leanSymbols(t)
@@ -174,35 +174,6 @@ func (f *File) checkNames(t *leanTables) error {
 	for i := 0; i < t.num; i++ {
 		if err := names.check(f.c.bo.Uint32(t.shdrs[i*f.c.shdrSize():])); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// checkProgs fails where readProgs would.
-func (f *File) checkProgs(h ehdrFields) error {
-	phnum := uint64(h.phnum)
-	if phnum == pnXNum && f.hasSHT {
-		phnum = uint64(f.sec0.Info)
-	}
-	if phnum == 0 {
-		return nil
-	}
-	entsize := uint64(f.c.phdrSize())
-	if uint64(h.phentsize) != entsize {
-		return &FormatError{0, "unexpected program header size", h.phentsize}
-	}
-	if h.phoff > uint64(f.size) || phnum > (uint64(f.size)-h.phoff)/entsize {
-		return &FormatError{0, "program header table does not fit the file:", phnum}
-	}
-	table, err := f.bytesAt(h.phoff, phnum*entsize)
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < phnum; i++ {
-		p := f.c.decodePhdr(table[i*entsize:])
-		if p.Filesz > 0 && (p.Offset > uint64(f.size) || p.Filesz > uint64(f.size)-p.Offset) {
-			return &FormatError{int64(h.phoff + i*entsize), "segment past end of file: segment", i}
 		}
 	}
 	return nil

@@ -163,34 +163,43 @@ func (f *File) readNames() error {
 	return nil
 }
 
+// readProgs decodes and checks the program header table.
 func (f *File) readProgs(h ehdrFields) error {
+	progs, err := f.progs(h)
+	f.Progs = progs
+	return err
+}
+
+// progs decodes the program header table, checking that it and every
+// segment lie within the file.
+func (f *File) progs(h ehdrFields) ([]Prog, error) {
 	phnum := uint64(h.phnum)
 	if phnum == pnXNum && f.hasSHT {
 		phnum = uint64(f.sec0.Info)
 	}
 	if phnum == 0 {
-		return nil
+		return nil, nil
 	}
 	entsize := uint64(f.c.phdrSize())
 	if uint64(h.phentsize) != entsize {
-		return &FormatError{0, "unexpected program header size", h.phentsize}
+		return nil, &FormatError{0, "unexpected program header size", h.phentsize}
 	}
 	if h.phoff > uint64(f.size) || phnum > (uint64(f.size)-h.phoff)/entsize {
-		return &FormatError{0, "program header table does not fit the file:", phnum}
+		return nil, &FormatError{0, "program header table does not fit the file:", phnum}
 	}
-	table, err := readTable(f.r, int64(h.phoff), phnum*entsize)
+	table, err := f.bytesAt(h.phoff, phnum*entsize)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	f.Progs = make([]Prog, phnum)
-	for i := range f.Progs {
+	progs := make([]Prog, phnum)
+	for i := range progs {
 		p := f.c.decodePhdr(table[uint64(i)*entsize:])
 		if p.Filesz > 0 && (p.Offset > uint64(f.size) || p.Filesz > uint64(f.size)-p.Offset) {
-			return &FormatError{int64(h.phoff + uint64(i)*entsize), "segment past end of file: segment", i}
+			return nil, &FormatError{int64(h.phoff + uint64(i)*entsize), "segment past end of file: segment", i}
 		}
-		f.Progs[i] = p
+		progs[i] = p
 	}
-	return nil
+	return progs, nil
 }
 
 // strtab reads NUL-terminated strings from a string table through a small
