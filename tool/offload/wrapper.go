@@ -72,17 +72,8 @@ func runWrapper(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
 		return 1
 	}
-	switch {
-	case help.On:
-		s.PrintHelp(stdout)
-		return 0
-	case ver.On:
-		fmt.Fprintf(stdout, "rules_offload llvm-offload-wrapper version %s (offload %s)\n", llvmVersion, version)
-		return 0
-	}
-	if err := s.CheckRequired(); err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
-		return 1
+	if code, done := helpOrRequired(s, prog, "llvm-offload-wrapper", help, ver, stdout, stderr); done {
+		return code
 	}
 	k, err := wrapper.ParseKind(kind.Value())
 	if err != nil {
@@ -155,17 +146,8 @@ func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
 		return 1
 	}
-	switch {
-	case help.On:
-		s.PrintHelp(stdout)
-		return 0
-	case ver.On:
-		fmt.Fprintf(stdout, "rules_offload clang-offload-wrapper version %s (offload %s)\n", llvmVersion, version)
-		return 0
-	}
-	if err := s.CheckRequired(); err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
-		return 1
+	if code, done := helpOrRequired(s, prog, "clang-offload-wrapper", help, ver, stdout, stderr); done {
+		return code
 	}
 	archs, err := pairArchs(expanded, map[string]bool{"o": true, "target": true})
 	if err != nil {
@@ -406,4 +388,23 @@ func unwrapPath(err error) string {
 		msg = strings.ToUpper(msg[:1]) + msg[1:]
 	}
 	return msg
+}
+
+// helpOrRequired answers --help and --version (which LLVM's tools honour
+// before checking anything else) and then refuses missing required
+// options. done reports that the run ends here, with code its exit status.
+func helpOrRequired(s *cl.Set, prog, tool string, help, ver *cl.Option, stdout, stderr io.Writer) (code int, done bool) {
+	switch {
+	case help.On:
+		s.PrintHelp(stdout)
+		return 0, true
+	case ver.On:
+		fmt.Fprintf(stdout, "rules_offload %s version %s (offload %s)\n", tool, llvmVersion, version)
+		return 0, true
+	}
+	if err := s.CheckRequired(); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
+		return 1, true
+	}
+	return 0, false
 }
