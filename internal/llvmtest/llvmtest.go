@@ -41,6 +41,19 @@ func Tool(t testing.TB, name string) string {
 	return p
 }
 
+// Bundler is LLVM 22's clang-offload-bundler. Run by this bare name it
+// finds LLVM 22's own llvm-objcopy beside it rather than the older one in
+// /usr/bin.
+const Bundler = "clang-offload-bundler-22"
+
+// NeedBundler skips the test, as Tool does, unless Bundler is on PATH, and
+// returns its bare name.
+func NeedBundler(t testing.TB) string {
+	t.Helper()
+	Tool(t, Bundler)
+	return Bundler
+}
+
 // Need skips the test, as Tool does, unless every named program is on PATH.
 func Need(t testing.TB, names ...string) {
 	t.Helper()

@@ -15,24 +15,13 @@ import (
 
 // These tests use clang-offload-bundler-22 as the oracle.
 
-const llvmBundler = "clang-offload-bundler-22"
-
-// bundlerPath skips the test unless LLVM's bundler is installed and returns
-// its bare name: run by that name it uses LLVM 22's own llvm-objcopy rather
-// than the older one in /usr/bin.
-func bundlerPath(t *testing.T) string {
-	t.Helper()
-	llvmtest.Tool(t, llvmBundler)
-	return llvmBundler
-}
-
 // runBundler runs LLVM's bundler, which ignores the OFFLOAD_BUNDLER_*
 // variables, and returns its stdout; the test fails unless it exits 0.
 func runBundler(t *testing.T, args ...string) []byte {
 	t.Helper()
-	r := llvmtest.RunResult(t, "", append(os.Environ(), "OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1"), bundlerPath(t), args...)
+	r := llvmtest.RunResult(t, "", append(os.Environ(), "OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1"), llvmtest.NeedBundler(t), args...)
 	if r.Code != 0 {
-		t.Fatalf("%s %s: %v", llvmBundler, strings.Join(args, " "), r)
+		t.Fatalf("%s %s: %v", llvmtest.Bundler, strings.Join(args, " "), r)
 	}
 	return []byte(r.Stdout)
 }
@@ -132,7 +121,7 @@ func readers(payloads [][]byte) []io.Reader {
 // matches clang-offload-bundler-22 byte for byte, that ReadBinary recovers
 // the inputs from LLVM's output, and that LLVM unbundles our output.
 func TestLLVMBinary(t *testing.T) {
-	bundlerPath(t)
+	llvmtest.NeedBundler(t)
 	aligns := []int64{1, 2, 3, 7, 8, 4096, 4097}
 	for c := range 21 {
 		align := aligns[c%len(aligns)]
@@ -199,7 +188,7 @@ func head(b []byte) []byte { return b[:min(len(b), 256)] }
 // TestLLVMText does the same for text bundles of types i, ll and s, with
 // payloads ending with and without a newline, and empty ones.
 func TestLLVMText(t *testing.T) {
-	bundlerPath(t)
+	llvmtest.NeedBundler(t)
 	cases := []struct {
 		name     string
 		payloads []string
@@ -285,7 +274,7 @@ func randomText(rng *rand.Rand) []byte {
 // TestLLVMTextOddInputs compares the IDs LLVM lists for hand-made text
 // bundles that LLVM's writer never produces with what ReadText returns.
 func TestLLVMTextOddInputs(t *testing.T) {
-	bundlerPath(t)
+	llvmtest.NeedBundler(t)
 	s := func(id string) string { return "\n; __CLANG_OFFLOAD_BUNDLE____START__ " + id + "\n" }
 	e := func(id string) string { return "\n; __CLANG_OFFLOAD_BUNDLE____END__ " + id + "\n" }
 	const a, b = hostID, "hip-amdgcn-amd-amdhsa--gfx906"

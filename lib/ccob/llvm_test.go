@@ -15,25 +15,14 @@ import (
 
 // These tests use clang-offload-bundler-22 as the oracle.
 
-const llvmBundler = "clang-offload-bundler-22"
-
-// bundlerPath skips the test unless LLVM's bundler is installed and returns
-// its bare name: run by that name it uses LLVM 22's own llvm-objcopy rather
-// than the older one in /usr/bin.
-func bundlerPath(t *testing.T) string {
-	t.Helper()
-	llvmtest.Tool(t, llvmBundler)
-	return llvmBundler
-}
-
 // runBundler runs LLVM's bundler with only the given extra environment
 // (other OFFLOAD_BUNDLER_* settings from the caller's environment are
 // dropped) and returns its stderr.
 func runBundler(t *testing.T, env []string, args ...string) string {
 	t.Helper()
-	r := llvmtest.RunResult(t, "", append(llvmtest.BundlerEnv(), env...), bundlerPath(t), args...)
+	r := llvmtest.RunResult(t, "", append(llvmtest.BundlerEnv(), env...), llvmtest.NeedBundler(t), args...)
 	if r.Code != 0 {
-		t.Fatalf("%s %s: %v", llvmBundler, strings.Join(args, " "), r)
+		t.Fatalf("%s %s: %v", llvmtest.Bundler, strings.Join(args, " "), r)
 	}
 	return r.Stderr
 }
@@ -123,7 +112,7 @@ func fixtures(t *testing.T) map[string]*fixture {
 // TestLLVMToUs decompresses CCOBs made by LLVM (versions 2 and 3, several
 // levels) and compares with LLVM's uncompressed bundle of the same inputs.
 func TestLLVMToUs(t *testing.T) {
-	bundlerPath(t)
+	llvmtest.NeedBundler(t)
 	for name, f := range fixtures(t) {
 		for _, version := range []int{2, 3} {
 			for _, level := range []int{0, 1, 19} {
@@ -156,7 +145,7 @@ func TestLLVMToUs(t *testing.T) {
 // (checking LLVM's verbose "Hashes match: Yes"), and compares our header
 // with LLVM's for the same bundle.
 func TestUsToLLVM(t *testing.T) {
-	bundlerPath(t)
+	llvmtest.NeedBundler(t)
 	for name, f := range fixtures(t) {
 		llvmHeaders := map[int]Header{}
 		for _, v := range []int{2, 3} {
@@ -225,7 +214,7 @@ func llvmUnbundle(t *testing.T, f *fixture, path string) ([][]byte, string) {
 // TestUsToLLVMEmpty: LLVM decompresses our CCOB of an empty bundle (and
 // then finds no bundles in it).
 func TestUsToLLVMEmpty(t *testing.T) {
-	bundlerPath(t)
+	llvmtest.NeedBundler(t)
 	for _, m := range []Method{MethodZstd, MethodZlib} {
 		c, _ := compress(t, nil, WriterOptions{Method: m})
 		path := filepath.Join(t.TempDir(), "empty.ccob")
@@ -242,7 +231,7 @@ func TestUsToLLVMEmpty(t *testing.T) {
 // TestLLVMReferenceVector checks reference §2.1 against LLVM: its CCOB
 // header of the 151-byte bundle, hash bytes b07ed61e84c137b3.
 func TestLLVMReferenceVector(t *testing.T) {
-	bundlerPath(t)
+	llvmtest.NeedBundler(t)
 	f := newFixture(t, "bc", [][]byte{[]byte("HOSTDATA"), []byte("DEV1")})
 	if !bytes.Equal(f.plain, refBundle(t)) {
 		t.Fatal("LLVM's bundle differs from the reference")
