@@ -89,8 +89,11 @@ func spool(name string, r io.Reader, tmpDir string) (*source, error) {
 // concatenated (as in .hip_fatbin sections) and followed by zero padding; any
 // other trailing data is an error rather than silently dropped.
 func decompressed(src *source, cfg *Config) ([]*source, error) {
-	return decompressedAs(src, cfg, "Failed to decompress input")
+	return decompressedAs(src, cfg, decompressInput)
 }
+
+// decompressInput is LLVM's prefix for errors decompressing an input.
+const decompressInput = "Failed to decompress input"
 
 // decompressedDeferred is decompressed, except that the MD5 comparisons of
 // the parts may still be running when it returns (the hash costs as much as
@@ -98,7 +101,7 @@ func decompressed(src *source, cfg *Config) ([]*source, error) {
 // out). The caller must call checkParts before committing anything made
 // from the parts, and should report its error before any other.
 func decompressedDeferred(src *source, cfg *Config) ([]*source, error) {
-	return decompressParts(src, cfg, "Failed to decompress input", !cfg.Verbose)
+	return decompressParts(src, cfg, decompressInput, !cfg.Verbose)
 }
 
 // checkParts waits for the deferred MD5 comparisons of parts and returns
@@ -139,7 +142,7 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 			p.Close()
 		}
 	}
-	opt := ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck}
+	opt := ccobOptions(cfg)
 	for off := int64(0); off < src.size; {
 		rest := io.NewSectionReader(src.r, off, src.size-off)
 		part, used, err := decompressOne(rest, src.size-off, opt, cfg)
@@ -155,13 +158,7 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 			return nil, fileError(src.name, fmt.Errorf("%s: %w", prefix, err))
 		}
 		if part.check != nil {
-			check := part.check
-			part.check = func() error {
-				if err := check(); err != nil {
-					return fileError(src.name, fmt.Errorf("%s: %w", prefix, err))
-				}
-				return nil
-			}
+			part.check = wrapCheck(src.name, prefix, part.check)
 		}
 		parts = append(parts, part)
 		off += used

@@ -34,7 +34,7 @@ const maxStreamHeader = 1 << 20
 func unbundleCompressed(cfg *Config, t *targets, src *source, h ccob.Header) (part *source, done bool, err error) {
 	tmp, err := os.CreateTemp(cfg.TempDir, "offload-ccob-*")
 	if err != nil {
-		return nil, true, fileError(src.name, fmt.Errorf("Failed to decompress input: %w", err))
+		return nil, true, fileError(src.name, fmt.Errorf("%s: %w", decompressInput, err))
 	}
 	os.Remove(tmp.Name())
 	var g atomicfile.Group
@@ -49,14 +49,14 @@ func unbundleCompressed(cfg *Config, t *targets, src *source, h ccob.Header) (pa
 		if r.err != nil {
 			return nil, true, r.err
 		}
-		return nil, true, fileError(src.name, fmt.Errorf("Failed to decompress input: %w", err))
+		return nil, true, fileError(src.name, fmt.Errorf("%s: %w", decompressInput, err))
 	}
 	if r.state == routeSpool {
 		undo := []func(){func() { tmp.Close() }, func() { check() }}
-		return &source{r: tmp, size: r.size, undo: undo, check: wrapCheck(src.name, check)}, false, nil
+		return &source{r: tmp, size: r.size, undo: undo, check: wrapCheck(src.name, decompressInput, check)}, false, nil
 	}
 	tmp.Close()
-	if err := wrapCheck(src.name, check)(); err != nil {
+	if err := wrapCheck(src.name, decompressInput, check)(); err != nil {
 		return nil, true, err
 	}
 	return nil, true, g.Commit()
@@ -66,11 +66,12 @@ func ccobOptions(cfg *Config) ccob.ReaderOptions {
 	return ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck}
 }
 
-// wrapCheck words a deferred hash mismatch as decompressParts does.
-func wrapCheck(name string, check func() error) func() error {
+// wrapCheck words the error of a deferred hash check with LLVM's prefix
+// for the kind of input, naming the file.
+func wrapCheck(name, prefix string, check func() error) func() error {
 	return func() error {
 		if err := check(); err != nil {
-			return fileError(name, fmt.Errorf("Failed to decompress input: %w", err))
+			return fileError(name, fmt.Errorf("%s: %w", prefix, err))
 		}
 		return nil
 	}
