@@ -172,10 +172,9 @@ func compressTo(out *atomicfile.File, cfg *Config, size int64, write func(io.Wri
 	var dst io.WriteSeeker = out.File
 	var tmp *os.File
 	if _, err := out.File.Seek(0, io.SeekCurrent); err != nil {
-		if tmp, err = os.CreateTemp(cfg.TempDir, "offload-ccob-*"); err != nil {
+		if tmp, err = unlinkedTemp(cfg.TempDir, "offload-ccob-*"); err != nil {
 			return err
 		}
-		os.Remove(tmp.Name())
 		defer tmp.Close()
 		dst = tmp
 	}

@@ -157,11 +157,10 @@ type scratch struct {
 }
 
 func (s *scratch) create() (*os.File, error) {
-	f, err := os.CreateTemp(s.dir, "offload-scratch-*")
+	f, err := unlinkedTemp(s.dir, "offload-scratch-*")
 	if err != nil {
 		return nil, err
 	}
-	os.Remove(f.Name())
 	s.files = append(s.files, f)
 	return f, nil
 }

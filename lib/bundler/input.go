@@ -71,17 +71,27 @@ func openSource(name, tmpDir string) (*source, error) {
 
 // spool copies a stream into an unlinked temporary file.
 func spool(name string, r io.Reader, tmpDir string) (*source, error) {
-	tmp, err := os.CreateTemp(tmpDir, "offload-spool-*")
+	tmp, err := unlinkedTemp(tmpDir, "offload-spool-*")
 	if err != nil {
 		return nil, fileError(name, err)
 	}
-	os.Remove(tmp.Name())
 	n, err := io.Copy(tmp, r)
 	if err != nil {
 		tmp.Close()
 		return nil, fileError(name, err)
 	}
 	return &source{name: name, r: tmp, size: n, undo: []func(){func() { tmp.Close() }}}, nil
+}
+
+// unlinkedTemp creates a temporary file in dir and removes its name at
+// once, so that it vanishes when closed, however the run ends.
+func unlinkedTemp(dir, pattern string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	return f, nil
 }
 
 // decompressed returns the bundles inside src: src itself when it is not a
@@ -182,11 +192,10 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 }
 
 func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Config) (*source, int64, error) {
-	tmp, err := os.CreateTemp(cfg.TempDir, "offload-ccob-*")
+	tmp, err := unlinkedTemp(cfg.TempDir, "offload-ccob-*")
 	if err != nil {
 		return nil, 0, err
 	}
-	os.Remove(tmp.Name())
 	h, used, check, err := ccob.DecompressDeferred(tmp, r, size, opt)
 	if err != nil {
 		tmp.Close()

@@ -32,11 +32,10 @@ const maxStreamHeader = 1 << 20
 // and messages do not depend on which path ran. done reports that the job
 // finished here, with err its result.
 func unbundleCompressed(cfg *Config, t *targets, src *source, h ccob.Header) (part *source, done bool, err error) {
-	tmp, err := os.CreateTemp(cfg.TempDir, "offload-ccob-*")
+	tmp, err := unlinkedTemp(cfg.TempDir, "offload-ccob-*")
 	if err != nil {
 		return nil, true, fileError(src.name, fmt.Errorf("%s: %w", decompressInput, err))
 	}
-	os.Remove(tmp.Name())
 	var g atomicfile.Group
 	defer g.Abort()
 	r := &router{cfg: cfg, t: t, spool: tmp, group: &g, size: int64(h.UncompressedSize)}
