@@ -255,6 +255,40 @@ func TestLLVMOracleEntryIDs(t *testing.T) {
 	}
 }
 
+// TestLLVMOracleEntryIDRounds feeds LLVM's standard forms back to it, round
+// after round, while they keep changing: LLVM's standardization is not
+// idempotent (see llvmRestandardizes), and ours must change where and as
+// its does.
+func TestLLVMOracleEntryIDRounds(t *testing.T) {
+	llvmtest.Need(t, bundlerTool)
+	ids, _ := boundedSample(uniqueIDs(newIDGen(*oracleSeed+5), 400))
+	ids = append(ids, "hip-amdgcn-gnu-amdhsa-gnu", "hip-amdgcn-amdhsa--gnu", "hip-x86_64-amdhsa--gnu-gfx906",
+		"hip-amdgcn-linux-amdhsa-gnu", "openmp-amdgcn-amdhsa-linux-gnu")
+	changed := 0
+	for round := 1; len(ids) > 0; round++ {
+		got := askLLVM(t, ids)
+		checkAgainstLLVM(t, ids, got)
+		var next []string
+		seen := map[string]bool{}
+		for _, s := range ids {
+			if r, ok := got[s]; ok && r.Error == "" && r.Standard != s && !seen[r.Standard] {
+				seen[r.Standard] = true
+				next = append(next, r.Standard)
+			}
+		}
+		if round >= 2 {
+			changed += len(next)
+		}
+		if round == 4 && len(next) > 0 {
+			t.Fatalf("LLVM still changes %d IDs in round 4, e.g. %q", len(next), next[0])
+		}
+		ids = next
+	}
+	if changed == 0 {
+		t.Error("no standard form changed when bundled again; the rounds test nothing")
+	}
+}
+
 // checkAgainstLLVM compares ParseEntryID with LLVM's results.
 func checkAgainstLLVM(t *testing.T, ids []string, llvm map[string]oracleResult) {
 	t.Helper()
