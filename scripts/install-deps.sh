@@ -3,10 +3,11 @@
 # the LLVM 22 tools (the oracle the tests compare against), clang 16 with
 # its OpenMP offload runtime (the runtime the wrapper tests run on),
 # Bazel 4.2.3 with skylib and nginx (the rules' integration workspace and
-# its remote cache), and GNU time (the benchmark's peak-memory column).
+# its remote cache), GNU time (the benchmark's peak-memory column) and
+# xxhsum (the reference XXH3 that lib/xxh3 is checked against).
 set -euo pipefail
 pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clang-16 clang-tools-16 libomp-16-dev
-      bazel-bootstrap bazel-skylib nginx time)
+      bazel-bootstrap bazel-skylib nginx time xxhash)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

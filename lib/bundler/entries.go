@@ -19,8 +19,9 @@ type entry struct {
 	open func() (io.Reader, int64, error)
 }
 
-// entries lists the bundles of one (decompressed) part of an input, in file
-// order, using the container LLVM would pick for fileType.
+// entries lists the bundles of one (decompressed) part of an input, in the
+// order LLVM visits them (a binary bundle's in StringMap order, others' in
+// file order), using the container LLVM would pick for fileType.
 func entries(cfg *Config, part *source, scratch *scratch) ([]entry, error) {
 	if comment, ok := bundle.CommentFor(cfg.FileType); ok {
 		return textEntries(part, comment)
@@ -78,6 +79,7 @@ func binaryEntries(part *source) ([]entry, error) {
 		if err != nil {
 			return nil, err
 		}
+		es = inLLVMOrder(es)
 		end := int64(0)
 		for _, e := range es {
 			e := e

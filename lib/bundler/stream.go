@@ -178,6 +178,7 @@ func (r *router) planFor(end int64) error {
 	if err != nil {
 		return r.toSpool()
 	}
+	es = inLLVMOrder(es)
 	all := make([]entry, len(es))
 	last := int64(0)
 	for i, e := range es {

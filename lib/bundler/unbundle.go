@@ -12,10 +12,12 @@ import (
 
 // Unbundle extracts one output per target from cfg.Inputs[0], following
 // LLVM's compatibility rules (target-ID features, hip/hipv4, and openmp with
-// HIPOpenMPCompatible). Each bundle serves at most one output; a bundle goes
-// to the first remaining target whose ID equals it, else to the first
-// compatible one (LLVM uses hash order there; we use command-line order, so
-// results do not depend on hashing). Outputs appear only if all succeed.
+// HIPOpenMPCompatible). Bundles are taken in the order LLVM takes them (see
+// entries), and each serves at most one output: the first remaining target
+// whose ID equals it, else the first compatible one in command-line order
+// (LLVM takes the first compatible one in hash order, so that a generic
+// bundle can take the place of a more specific one's exact target). Outputs
+// appear only if all succeed.
 func Unbundle(cfg *Config) error {
 	t, err := checkTargets(cfg, true)
 	if err != nil {
@@ -156,7 +158,8 @@ func writeOne(out io.Writer, cfg *Config, t *targets, i, a int, found bool, part
 }
 
 // List prints the IDs of the bundles in cfg.Inputs[0], one per line, in
-// file order (LLVM prints hash order; the set is the same).
+// LLVM's order: a binary bundle's in the order of LLVM's StringMap (see
+// hashorder.go), text bundles' and objects' in file order.
 func List(cfg *Config) error {
 	src, err := openSource(cfg.Inputs[0], cfg.TempDir)
 	if err != nil {

@@ -1,0 +1,83 @@
+package bundler_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rules-offload/rules_offload/lib/bundle"
+)
+
+// TestListOrderMatchesLLVM lists binary bundles of up to 200 entries (the
+// replayed StringMap grows from 16 to 256 buckets), some with IDs longer
+// than 240 bytes (xxh3's long path), and compares the order with LLVM's;
+// then unbundles up to three entries by exact ID with both tools.
+func TestListOrderMatchesLLVM(t *testing.T) {
+	t.Parallel()
+	l := llvm(t)
+	for seed := range uint64(40) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(seed, 0x11570))
+			dir := t.TempDir()
+			ids := randomIDs(r, 1+r.IntN(200))
+			writeBinaryBundle(t, filepath.Join(dir, "b.bc"), ids)
+			listBoth(t, l, dir, "bc", "b.bc", nil)
+			var reqs []string // plain processors: valid requests
+			for _, id := range ids {
+				if !strings.Contains(id, ":") && len(reqs) < 3 {
+					reqs = append(reqs, id)
+				}
+			}
+			if len(reqs) > 0 {
+				unbundleRaw(t, l, dir, "bc", "b.bc", reqs)
+			}
+		})
+	}
+}
+
+// randomIDs makes n distinct valid HIP entry IDs: real processors with
+// feature suffixes, and target-ID-like tails that make some IDs long.
+func randomIDs(r *rand.Rand, n int) []string {
+	procs := []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201"}
+	seen := map[string]bool{}
+	var ids []string
+	for len(ids) < n {
+		id := "hip-amdgcn-amd-amdhsa--" + procs[r.IntN(len(procs))]
+		for range r.IntN(3) {
+			id += fmt.Sprintf(":f%d%c", r.IntN(1000), "+-"[r.IntN(2)])
+		}
+		if r.IntN(10) == 0 {
+			id += ":" + strings.Repeat("x", 200+r.IntN(400))
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// writeBinaryBundle writes a binary bundle of ids, in this order, each
+// payload naming its entry.
+func writeBinaryBundle(t *testing.T, path string, ids []string) {
+	t.Helper()
+	var buf bytes.Buffer
+	sizes := make([]int64, len(ids))
+	srcs := make([]io.Reader, len(ids))
+	for i, id := range ids {
+		p := []byte("payload of " + id)
+		sizes[i], srcs[i] = int64(len(p)), bytes.NewReader(p)
+	}
+	if err := bundle.WriteBinary(&buf, ids, sizes, srcs, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
