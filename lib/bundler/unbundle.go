@@ -15,9 +15,8 @@ import (
 // HIPOpenMPCompatible). Bundles are taken in the order LLVM takes them (see
 // entries), and each serves at most one output: the first remaining target
 // whose ID equals it, else the first compatible one in command-line order
-// (LLVM takes the first compatible one in hash order, so that a generic
-// bundle can take the place of a more specific one's exact target). Outputs
-// appear only if all succeed.
+// (LLVM takes the first compatible one in hash order). Outputs appear only
+// if all succeed.
 func Unbundle(cfg *Config) error {
 	t, err := checkTargets(cfg, true)
 	if err != nil {
