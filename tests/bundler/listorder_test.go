@@ -81,3 +81,37 @@ func writeBinaryBundle(t *testing.T, path string, ids []string) {
 		t.Fatal(err)
 	}
 }
+
+// TestArchiveEntryOrderMatchesLLVM unbundles device archives whose members
+// are binary bundles with several entries compatible with one target (a
+// generic code object and feature variants, in random file order). All of
+// them go into the output archive, in LLVM's StringMap order; the outputs
+// must be byte-identical to LLVM's.
+func TestArchiveEntryOrderMatchesLLVM(t *testing.T) {
+	t.Parallel()
+	l := llvm(t)
+	procs := []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1010", "gfx1030", "gfx1100"}
+	variants := []string{"", ":xnack+", ":xnack-", ":sramecc+", ":sramecc+:xnack+", ":sramecc-:xnack+"}
+	requests := []string{":xnack+", ":xnack-", ":sramecc+:xnack+", ":sramecc-:xnack-"}
+	for seed := range uint64(48) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(seed, 0x5e7))
+			base := "hip-amdgcn-amd-amdhsa--" + procs[r.IntN(len(procs))]
+			var members []arMember
+			for i := range 1 + r.IntN(4) {
+				var es []rawEntry
+				for _, v := range r.Perm(len(variants))[:1+r.IntN(len(variants))] {
+					es = append(es, rawEntry{base + variants[v], []byte(fmt.Sprintf("member %d, %s", i, variants[v]))})
+				}
+				members = append(members, arMember{fmt.Sprintf("m%d.o", i), binaryBundle(es, 1)})
+			}
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "lib.a"), arArchive(members), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			req := base + requests[r.IntN(len(requests))]
+			unbundleRaw(t, l, dir, "a", "lib.a", []string{req}, "-allow-missing-bundles")
+		})
+	}
+}
