@@ -83,7 +83,7 @@ func TestArchiveCrossCheck(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)
 	objs := getHostObjects(t)
-	for i := 0; i < 30; i++ {
+	for i := 0; i < 60; i++ {
 		seed := uint64(i)
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
@@ -96,7 +96,6 @@ func archiveCase(t *testing.T, l tool, objs [][]byte, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 0xa4c417e))
 	dir := t.TempDir()
 	var members []arMember
-	var children [][]target
 	var all []target
 	for i, n := 0, 1+r.IntN(5); i < n; i++ {
 		data, cos := archiveChild(t, r, l, dir, objs, i)
@@ -105,13 +104,13 @@ func archiveCase(t *testing.T, l tool, objs [][]byte, seed uint64) {
 			name = fmt.Sprintf("m%d_%s", i, name)
 		}
 		members = append(members, arMember{name, data})
-		children = append(children, cos)
 		all = append(all, cos...)
 	}
 	llvmtest.WriteFile(t, dir, "lib.a", arArchive(members))
 
-	// Device requests, each matching at most one entry per member (LLVM
-	// orders a member's entries by hash).
+	// Device requests. One may match several entries of a member (each
+	// goes into its archive, in LLVM's StringMap order), and one entry
+	// several requests.
 	var reqs []target
 	var hipOMP bool
 	for try := 0; try < 50; try++ {
@@ -129,17 +128,12 @@ func archiveCase(t *testing.T, l tool, objs [][]byte, seed uint64) {
 			}
 		}
 		reqs = kept
-		ok := len(reqs) > 0
-		for _, cos := range children {
-			ok = ok && !ambiguous(cos, reqs, hipOMP)
-		}
-		if ok {
+		if len(reqs) > 0 {
 			break
 		}
-		reqs = nil
 	}
-	if reqs == nil {
-		t.Skip("no unambiguous request set for this seed")
+	if len(reqs) == 0 {
+		t.Skip("no device request for this seed")
 	}
 	var extra []string
 	if hipOMP {
