@@ -6,10 +6,11 @@ import (
 )
 
 // LLVM keeps a binary bundle's entries in an llvm::StringMap keyed by ID and
-// lists and unbundles them in its bucket order, not in file order. These
-// functions replay that map (LLVM 22's llvm/lib/Support/StringMap.cpp) so
-// that --list prints what LLVM prints and entries are visited as LLVM
-// visits them.
+// lists and unbundles them in its bucket order, not in file order; the
+// targets to unbundle sit in another StringMap, keyed by standardized ID,
+// which decides among several compatible ones. These functions replay such
+// a map (LLVM 22's llvm/lib/Support/StringMap.cpp) so that --list prints
+// what LLVM prints and unbundling chooses as LLVM does.
 
 // inLLVMOrder returns the entries of one binary bundle in the order LLVM's
 // StringMap iterates them when filled in file order.

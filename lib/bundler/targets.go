@@ -44,6 +44,7 @@ func fileError(file string, err error) error {
 type targets struct {
 	ids     []targetid.EntryID
 	std     []string // standardized IDs, in command-line order
+	order   []int    // indexes of std in LLVM's order (its worklist StringMap)
 	host    int      // index of the host target, -1 if none
 	hipOnly bool     // every target is hip or hipv4: no host needed to bundle
 }
@@ -87,6 +88,7 @@ func checkTargets(cfg *Config, unbundle bool) (*targets, error) {
 		t.ids = append(t.ids, id)
 		t.std = append(t.std, std)
 	}
+	t.order = stringMapOrder(t.std)
 	if err := checkConflicts(groups); err != nil {
 		return nil, err
 	}

@@ -14,9 +14,10 @@ import (
 // LLVM's compatibility rules (target-ID features, hip/hipv4, and openmp with
 // HIPOpenMPCompatible). Bundles are taken in the order LLVM takes them (see
 // entries), and each serves at most one output: the first remaining target
-// whose ID equals it, else the first compatible one in command-line order
-// (LLVM takes the first compatible one in hash order). Outputs appear only
-// if all succeed.
+// whose ID equals it, else the first compatible one in the order of LLVM's
+// worklist StringMap, as LLVM does (LLVM takes the first compatible one even
+// when another target is the bundle's exact ID). Outputs appear only if all
+// succeed.
 func Unbundle(cfg *Config) error {
 	t, err := checkTargets(cfg, true)
 	if err != nil {
@@ -91,8 +92,8 @@ func pick(co targetid.EntryID, t *targets, assign []int, hipOpenMP bool) int {
 			return i
 		}
 	}
-	for i, req := range t.ids {
-		if assign[i] < 0 && targetid.Compatible(co, req, hipOpenMP) {
+	for _, i := range t.order {
+		if assign[i] < 0 && targetid.Compatible(co, t.ids[i], hipOpenMP) {
 			return i
 		}
 	}

@@ -202,6 +202,26 @@ func compatible(co, req target, hipOpenMP bool) bool {
 	return true
 }
 
+// exactElsewhere reports whether an entry of cos is compatible with some
+// request besides the one equal to it. There the tools differ on purpose:
+// ours gives the entry to its exact request, LLVM to the first compatible
+// one in hash order. Everywhere else ours follows LLVM's order.
+func exactElsewhere(cos, reqs []target, hipOpenMP bool) bool {
+	for _, c := range cos {
+		exact, n := false, 0
+		for _, q := range reqs {
+			if compatible(c, q, hipOpenMP) {
+				n++
+				exact = exact || q.std == c.std
+			}
+		}
+		if exact && n > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // ambiguous reports whether some entry suits two requests or some request
 // two entries: LLVM then decides by hash order.
 func ambiguous(cos, reqs []target, hipOpenMP bool) bool {
@@ -312,7 +332,7 @@ func randRequests(r *rand.Rand, cos []target) (reqs []target, hipOpenMP bool) {
 		if len(reqs) == 0 && len(cos) > 0 {
 			add(cos[r.IntN(len(cos))])
 		}
-		if len(reqs) > 0 && !ambiguous(cos, reqs, hipOpenMP) {
+		if len(reqs) > 0 && !exactElsewhere(cos, reqs, hipOpenMP) {
 			r.Shuffle(len(reqs), func(i, j int) { reqs[i], reqs[j] = reqs[j], reqs[i] })
 			return reqs, hipOpenMP
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 )
 
@@ -113,5 +114,67 @@ func TestArchiveEntryOrderMatchesLLVM(t *testing.T) {
 			req := base + requests[r.IntN(len(requests))]
 			unbundleRaw(t, l, dir, "a", "lib.a", []string{req}, "-allow-missing-bundles")
 		})
+	}
+}
+
+// TestUnbundleChoiceMatchesLLVM unbundles bundles in which each entry suits
+// several requests and none is any request's exact ID: a generic hip and a
+// generic openmp code object, asked for as hip and openmp targets with
+// features, with --hip-openmp-compatible. LLVM gives each entry (in its
+// StringMap order) to the first compatible target in its worklist's
+// StringMap order; ours must choose the same.
+func TestUnbundleChoiceMatchesLLVM(t *testing.T) {
+	t.Parallel()
+	l := llvm(t)
+	procs := []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1010", "gfx1030", "gfx1100", "gfx1201"}
+	feats := []string{":xnack+", ":xnack-"}
+	for seed := range uint64(36) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(seed, 0xc401ce))
+			tail := "-amdgcn-amd-amdhsa--" + procs[r.IntN(len(procs))]
+			es := []rawEntry{{"hip" + tail, []byte("hip code")}, {"openmp" + tail, []byte("openmp code")}}
+			r.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "b.bc"), binaryBundle(es, 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			reqs := []string{"hip" + tail + feats[r.IntN(2)], "openmp" + tail + feats[r.IntN(2)]}
+			r.Shuffle(len(reqs), func(i, j int) { reqs[i], reqs[j] = reqs[j], reqs[i] })
+			unbundleRaw(t, l, dir, "bc", "b.bc", reqs, "--hip-openmp-compatible", "-allow-missing-bundles")
+		})
+	}
+}
+
+// TestExactTargetFirst pins the one place where ours chooses differently
+// on purpose: LLVM hands the hip entry to the openmp target that comes
+// first in its worklist, and the hip target that asked for exactly that
+// entry gets an empty file; ours gives it to the hip target.
+func TestExactTargetFirst(t *testing.T) {
+	t.Parallel()
+	l := llvm(t)
+	dir := t.TempDir()
+	tail := "-amdgcn-amd-amdhsa--gfx906"
+	if err := os.WriteFile(filepath.Join(dir, "b.bc"), binaryBundle([]rawEntry{{"hip" + tail, []byte("hip code")}}, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-type=bc", "-unbundle", "--hip-openmp-compatible", "-allow-missing-bundles",
+		"-targets=hip" + tail + ",openmp" + tail + ":xnack+", "-input=b.bc"}
+	for _, c := range []struct {
+		tl        tool
+		hip, omp  string
+		hipWanted string
+	}{
+		{l, "l0", "l1", ""},
+		{ours(), "o0", "o1", "hip code"},
+	} {
+		if r := run(t, dir, nil, c.tl, append(args, "-output="+c.hip, "-output="+c.omp)...); r.Code != 0 {
+			t.Fatalf("%s: %v", c.tl.name, r)
+		}
+		hip := string(llvmtest.ReadFile(t, filepath.Join(dir, c.hip)))
+		omp := string(llvmtest.ReadFile(t, filepath.Join(dir, c.omp)))
+		if hip != c.hipWanted || hip+omp != "hip code" {
+			t.Errorf("%s: hip target got %q, openmp target %q", c.tl.name, hip, omp)
+		}
 	}
 }
