@@ -1,9 +1,7 @@
 package bundler_test
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
-	"github.com/rules-offload/rules_offload/lib/bundle"
 )
 
 // TestListOrderMatchesLLVM lists binary bundles of up to 200 entries (the
@@ -27,7 +24,13 @@ func TestListOrderMatchesLLVM(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 0x11570))
 			dir := t.TempDir()
 			ids := randomIDs(r, 1+r.IntN(200))
-			writeBinaryBundle(t, filepath.Join(dir, "b.bc"), ids)
+			es := make([]rawEntry, len(ids))
+			for i, id := range ids {
+				es[i] = rawEntry{id, []byte("payload of " + id)}
+			}
+			if err := os.WriteFile(filepath.Join(dir, "b.bc"), binaryBundle(es, 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			listBoth(t, l, dir, "bc", "b.bc", nil)
 			var reqs []string // plain processors: valid requests
 			for _, id := range ids {
@@ -62,25 +65,6 @@ func randomIDs(r *rand.Rand, n int) []string {
 		}
 	}
 	return ids
-}
-
-// writeBinaryBundle writes a binary bundle of ids, in this order, each
-// payload naming its entry.
-func writeBinaryBundle(t *testing.T, path string, ids []string) {
-	t.Helper()
-	var buf bytes.Buffer
-	sizes := make([]int64, len(ids))
-	srcs := make([]io.Reader, len(ids))
-	for i, id := range ids {
-		p := []byte("payload of " + id)
-		sizes[i], srcs[i] = int64(len(p)), bytes.NewReader(p)
-	}
-	if err := bundle.WriteBinary(&buf, ids, sizes, srcs, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestArchiveEntryOrderMatchesLLVM unbundles device archives whose members
