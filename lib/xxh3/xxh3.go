@@ -1,7 +1,7 @@
-// Package xxh3 computes XXH3-64 (seed 0, default secret), the hash LLVM's
-// StringMap uses since LLVM 17 (llvm::xxh3_64bits). The bundler needs it to
-// list and visit bundle entries in the order LLVM's StringMap iterates them.
-// It is a plain scalar implementation: the keys it hashes are short.
+// Package xxh3 computes XXH3-64 (seed 0, default secret), the hash LLVM 22's
+// StringMap uses (llvm::xxh3_64bits). The bundler needs it to list and
+// visit bundle entries in the order LLVM's StringMap iterates them. It is a
+// plain scalar implementation: the keys it hashes are short.
 package xxh3
 
 import (
