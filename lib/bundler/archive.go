@@ -42,13 +42,18 @@ type symbols struct {
 // The member list is read first; runs of members are then parsed (and the
 // symbols of their device objects listed) concurrently, and the results
 // joined in archive order, so output and errors are those of a sequential
-// walk.
-func unbundleArchive(cfg *Config, t *targets) error {
+// walk. A regular file is read through a memory mapping (see mapped).
+func unbundleArchive(cfg *Config, t *targets) (err error) {
 	src, err := openSource(cfg.Inputs[0], cfg.TempDir)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
+	if m, unmap := mapInput(src); m != nil {
+		defer unmap()
+		src = &source{name: src.name, r: m, size: src.size}
+	}
+	defer faultGuard(&err, cfg.Inputs[0])()
 	rd, err := ar.NewReader(src.r, src.size)
 	if errors.Is(err, ar.ErrNotArchive) {
 		// LLVM says this for every input without the archive magic.
@@ -76,7 +81,10 @@ func unbundleArchive(cfg *Config, t *targets) error {
 	for k := range shards {
 		res[k].sc = &scratch{dir: cfg.TempDir}
 		defer res[k].sc.close()
-		wg.Go(func() { res[k].parse(cfg, t, src, shards[k]) })
+		wg.Go(func() {
+			defer faultGuard(&res[k].err, cfg.Inputs[0])()
+			res[k].parse(cfg, t, src, shards[k])
+		})
 	}
 	wg.Wait()
 	perTarget := make([][]member, len(t.std))

@@ -13,12 +13,13 @@ import (
 
 // Device archives hold thousands of small members; reading each member's
 // ELF headers, bundle sections and symbol table through the file costs
-// a dozen system calls per member. Small members are therefore parsed, and
-// the symbols of their device objects listed, from a read-ahead window,
-// without a copy. The window is then reused: the jobs that write the
-// outputs read member data from the file again, one read per member, so
-// memory stays one window per parser whatever the archive's size. Larger
-// members stay sections of the input file throughout.
+// a dozen system calls per member. A mapped input (see mapped) serves them
+// all from memory. Otherwise small members are parsed, and the symbols of
+// their device objects listed, from a read-ahead window, without a copy.
+// The window is then reused: the jobs that write the outputs read member
+// data from the file again, one read per member, so memory stays one window
+// per parser whatever the archive's size. Larger members stay sections of
+// the input file throughout.
 const maxWindowMember = readAheadWindow / 4
 
 // archiveState is what parsing a run of members remembers across them.
@@ -44,6 +45,10 @@ func newArchiveState(file io.ReaderAt) *archiveState {
 // call once the member has been parsed, after which the reader reads from
 // the file.
 func (st *archiveState) memberData(m *ar.Member) (io.ReaderAt, func()) {
+	if mp, ok := st.file.(mapped); ok && m.Offset >= 0 && m.Size >= 0 && m.Size <= int64(len(mp))-m.Offset {
+		end := m.Offset + m.Size
+		return &windowReader{b: mp[m.Offset:end:end], file: st.file, off: m.Offset, size: m.Size}, func() {}
+	}
 	if m.Size > maxWindowMember {
 		return m.Open(st.file), func() {}
 	}
@@ -178,6 +183,7 @@ func writeArchiveJobs(input string, jobs []archiveJob) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			defer faultGuard(&errs[i], input)()
 			errs[i] = jobs[i].write(input)
 		}()
 	}

@@ -1,0 +1,110 @@
+package bundler
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/bundle"
+)
+
+// TestArchiveMappedOrNot unbundles the same device archive through the
+// mapping and through the file: the outputs must be byte-identical.
+// (tests/bundler compares the mapped path with LLVM.)
+func TestArchiveMappedOrNot(t *testing.T) {
+	if !mapInputs {
+		t.Skip("inputs are not mapped on this system")
+	}
+	dir := t.TempDir()
+	targets := []string{"hip-amdgcn-amd-amdhsa--gfx906", "hip-amdgcn-amd-amdhsa--gfx90a:xnack+", "hip-amdgcn-amd-amdhsa--gfx1100"}
+	entries := []string{"hip-amdgcn-amd-amdhsa--gfx906", "hip-amdgcn-amd-amdhsa--gfx90a", "hip-amdgcn-amd-amdhsa--gfx90a:xnack+", "hip-amdgcn-amd-amdhsa--gfx1100"}
+	var members []ar.WriterMember
+	for i := range 300 {
+		ids := []string{entries[i%4], entries[(i+1)%4], "host-x86_64-unknown-linux-gnu-"}
+		var sizes []int64
+		var srcs []io.Reader
+		for _, id := range ids {
+			p := bytes.Repeat([]byte(fmt.Sprintf("member %d for %s;", i, id)), 1+i%40)
+			sizes, srcs = append(sizes, int64(len(p))), append(srcs, bytes.NewReader(p))
+		}
+		var b bytes.Buffer
+		if err := bundle.WriteBinary(&b, ids, sizes, srcs, 1+int64(i%2)*4095); err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, ar.WriterMember{Name: fmt.Sprintf("m%d.o", i), Size: int64(b.Len()), Data: bytes.NewReader(b.Bytes())})
+	}
+	var lib bytes.Buffer
+	if err := ar.WriteArchive(&lib, members); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "lib.a")
+	if err := os.WriteFile(in, lib.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unbundle := func(suffix string) [][]byte {
+		cfg := NewConfig()
+		cfg.FileType, cfg.Targets, cfg.Inputs = "a", targets, []string{in}
+		for i := range targets {
+			cfg.Outputs = append(cfg.Outputs, filepath.Join(dir, fmt.Sprintf("out%d%s.a", i, suffix)))
+		}
+		if err := Unbundle(cfg); err != nil {
+			t.Fatal(err)
+		}
+		var outs [][]byte
+		for _, o := range cfg.Outputs {
+			b, err := os.ReadFile(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs = append(outs, b)
+		}
+		return outs
+	}
+	withMap := unbundle("-mapped")
+	mapInputs = false
+	defer func() { mapInputs = true }()
+	withoutMap := unbundle("-read")
+	for i := range withMap {
+		if !bytes.Equal(withMap[i], withoutMap[i]) || len(withMap[i]) < 10000 {
+			t.Errorf("output %d: %d bytes mapped, %d read", i, len(withMap[i]), len(withoutMap[i]))
+		}
+	}
+}
+
+// TestFaultGuard truncates a mapped file and touches a page that is gone:
+// the goroutine must get an error naming the file, not crash.
+func TestFaultGuard(t *testing.T) {
+	if !mapInputs {
+		t.Skip("inputs are not mapped on this system")
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "shrinks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(make([]byte, 1<<16)); err != nil {
+		t.Fatal(err)
+	}
+	m, unmap := mapInput(&source{name: "shrinks", r: f, size: 1 << 16})
+	if m == nil {
+		t.Fatal("could not map the file")
+	}
+	defer unmap()
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	var got error
+	var sink byte
+	func() {
+		defer faultGuard(&got, "shrinks")()
+		sink += m[1<<15]
+	}()
+	if !errors.Is(got, errInputChanged) || !bytes.Contains([]byte(got.Error()), []byte("shrinks")) {
+		t.Fatalf("touching a truncated mapping: %v (read %d)", got, sink)
+	}
+}
