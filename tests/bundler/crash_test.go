@@ -75,3 +75,23 @@ func TestHIPOnlyObjectInputs(t *testing.T) {
 		t.Errorf("LLVM unbundling ours: %v", lr)
 	}
 }
+
+// TestUnbundleNormalizedDuplicate: two unbundle targets that standardize to
+// one ID. LLVM 22 keys its worklist by the standard form, so the second
+// output replaces the first: it exits 0 and never writes the first output
+// (checked here, so that the README's claim stays true). Ours refuses the
+// pair, naming both spellings, and writes nothing.
+func TestUnbundleNormalizedDuplicate(t *testing.T) {
+	t.Parallel()
+	l := llvm(t)
+	dir := t.TempDir()
+	llvmtest.WriteFile(t, dir, "b.bc", binaryBundle([]rawEntry{{g906, []byte("DEV")}, {hostT + "-", []byte("HOST")}}, 1))
+	args := []string{"-type=bc", "-unbundle", "-targets=" + g906 + ",hip-amdgcn-amd-amdhsa-gnu-gfx906", "-input=b.bc"}
+	if r := run(t, dir, nil, l, append(args, "-output=l1", "-output=l2")...); r.Code != 0 || exists(filepath.Join(dir, "l1")) || !exists(filepath.Join(dir, "l2")) {
+		t.Errorf("LLVM no longer drops the first output silently: %v, l1 written: %v", r, exists(filepath.Join(dir, "l1")))
+	}
+	r := run(t, dir, nil, ours(), append(args, "-output=o1", "-output=o2")...)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "hip-amdgcn-amd-amdhsa-gnu-gfx906") || exists(filepath.Join(dir, "o1")) || exists(filepath.Join(dir, "o2")) {
+		t.Errorf("ours: %v", r)
+	}
+}
