@@ -95,3 +95,21 @@ func TestUnbundleNormalizedDuplicate(t *testing.T) {
 		t.Errorf("ours: %v", r)
 	}
 }
+
+// TestDuplicateEntryID: a binary bundle that holds one ID twice. LLVM 22
+// keeps the entries in a StringMap, so the last payload silently wins
+// (checked here); ours reports the duplicate with its offset.
+func TestDuplicateEntryID(t *testing.T) {
+	t.Parallel()
+	l := llvm(t)
+	dir := t.TempDir()
+	llvmtest.WriteFile(t, dir, "dup.bc", binaryBundle([]rawEntry{{g906, []byte("FIRST")}, {hostT + "-", []byte("HOST")}, {g906, []byte("SECOND")}}, 1))
+	args := []string{"-type=bc", "-unbundle", "-targets=" + g906, "-input=dup.bc"}
+	if r := run(t, dir, nil, l, append(args, "-output=l")...); r.Code != 0 || string(llvmtest.ReadFile(t, filepath.Join(dir, "l"))) != "SECOND" {
+		t.Errorf("LLVM no longer takes the last payload silently: %v", r)
+	}
+	r := run(t, dir, nil, ours(), append(args, "-output=o")...)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "duplicate id") || !strings.Contains(r.Stderr, "dup.bc") || exists(filepath.Join(dir, "o")) {
+		t.Errorf("ours: %v", r)
+	}
+}
