@@ -108,3 +108,58 @@ func TestFaultGuard(t *testing.T) {
 		t.Fatalf("touching a truncated mapping: %v (read %d)", got, sink)
 	}
 }
+
+// FuzzUnbundleArchive runs hostile device archives through the whole
+// archive path (mapping, shards, symbol listing, writers): errors are
+// fine, panics are not, and a failed run leaves no output. Every run
+// writes files, so minimizing a new input takes long: fuzz it with
+// -fuzzminimizetime=2s (about 300 runs a second then).
+func FuzzUnbundleArchive(f *testing.F) {
+	f.Add(smallArchive(f, 3))
+	f.Add(smallArchive(f, 1)[:200])
+	f.Add([]byte("!<arch>\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "lib.a")
+		if err := os.WriteFile(in, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := NewConfig()
+		cfg.FileType, cfg.Inputs = "a", []string{in}
+		cfg.Targets = []string{"hip-amdgcn-amd-amdhsa--gfx906", "hip-amdgcn-amd-amdhsa--gfx90a:xnack+"}
+		cfg.Outputs = []string{filepath.Join(dir, "o1.a"), filepath.Join(dir, "o2.a")}
+		cfg.AllowMissingBundles = true
+		if err := Unbundle(cfg); err != nil {
+			for _, o := range cfg.Outputs {
+				if _, serr := os.Stat(o); serr == nil {
+					t.Fatalf("failed (%v) but left %s", err, o)
+				}
+			}
+		}
+	})
+}
+
+// smallArchive is a device archive of n binary-bundle members.
+func smallArchive(tb testing.TB, n int) []byte {
+	tb.Helper()
+	var members []ar.WriterMember
+	for i := range n {
+		ids := []string{"hip-amdgcn-amd-amdhsa--gfx906", "hip-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-unknown-linux-gnu-"}
+		var sizes []int64
+		var srcs []io.Reader
+		for _, id := range ids {
+			p := []byte(fmt.Sprintf("member %d for %s", i, id))
+			sizes, srcs = append(sizes, int64(len(p))), append(srcs, bytes.NewReader(p))
+		}
+		var b bytes.Buffer
+		if err := bundle.WriteBinary(&b, ids, sizes, srcs, 1); err != nil {
+			tb.Fatal(err)
+		}
+		members = append(members, ar.WriterMember{Name: fmt.Sprintf("m%d.o", i), Size: int64(b.Len()), Data: bytes.NewReader(b.Bytes())})
+	}
+	var lib bytes.Buffer
+	if err := ar.WriteArchive(&lib, members); err != nil {
+		tb.Fatal(err)
+	}
+	return lib.Bytes()
+}
