@@ -1,8 +1,8 @@
 package bundler
 
 import (
+	"bytes"
 	"errors"
-	"io"
 	"runtime/debug"
 )
 
@@ -14,17 +14,7 @@ import (
 type mapped []byte
 
 func (m mapped) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, errors.New("bundler: negative offset")
-	}
-	if off >= int64(len(m)) {
-		return 0, io.EOF
-	}
-	n := copy(p, m[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
+	return bytes.NewReader(m).ReadAt(p, off)
 }
 
 // errInputChanged is what touching a mapped page that no longer exists

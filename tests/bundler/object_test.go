@@ -218,7 +218,8 @@ func objectCase(t *testing.T, l tool, objs [][]byte, seed uint64) {
 	dir := t.TempDir()
 	var ts []target
 	// Unbundling requests every entry: keep sets where no entry suits two
-	// requests (LLVM would pick one by hash order).
+	// requests (LLVM might then give an entry to another request than the
+	// one naming it exactly, where ours keeps the exact one).
 	for len(ts) < 2 || !hasHost(ts) || ambiguous(ts, ts, false) {
 		ts = randTargets(r, 4)
 	}
