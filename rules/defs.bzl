@@ -10,16 +10,22 @@ load(
     "//rules/private:providers.bzl",
     _OffloadBundleInfo = "OffloadBundleInfo",
     _OffloadClangInfo = "OffloadClangInfo",
+    _OffloadCudaInfo = "OffloadCudaInfo",
     _OffloadDeviceArchiveInfo = "OffloadDeviceArchiveInfo",
     _OffloadImageInfo = "OffloadImageInfo",
+    _OffloadLlvmInfo = "OffloadLlvmInfo",
     _OffloadPackageInfo = "OffloadPackageInfo",
+    _OffloadRocmInfo = "OffloadRocmInfo",
     _OffloadTargetsInfo = "OffloadTargetsInfo",
     _OffloadToolInfo = "OffloadToolInfo",
 )
 load("//rules/private:toolchain.bzl", _offload_clang_toolchain = "offload_clang_toolchain", _offload_toolchain = "offload_toolchain")
 load("//rules/private/rules:device_archive.bzl", _device_archive = "device_archive")
 load("//rules/private/rules:offload_bundle.bzl", _offload_bundle_rule = "offload_bundle_rule")
+load("//rules/private/rules:offload_cuda.bzl", _offload_cuda = "offload_cuda")
+load("//rules/private/rules:offload_llvm.bzl", _offload_llvm = "offload_llvm")
 load("//rules/private/rules:offload_package.bzl", _offload_package_rule = "offload_package_rule")
+load("//rules/private/rules:offload_rocm.bzl", _offload_rocm = "offload_rocm")
 load("//rules/private/rules:offload_wrapper.bzl", _offload_wrapper = "offload_wrapper")
 
 # Rules (offload_bundle and offload_package are macros over the *_rule
@@ -36,6 +42,11 @@ offload_toolchain = _offload_toolchain
 offload_clang_toolchain = _offload_clang_toolchain
 offload_targets_flag = _offload_targets_flag
 
+# SDK installations (written by the repository rules of repositories.bzl).
+offload_llvm = _offload_llvm
+offload_rocm = _offload_rocm
+offload_cuda = _offload_cuda
+
 # Providers (documented in private/providers.bzl).
 OffloadImageInfo = _OffloadImageInfo
 OffloadBundleInfo = _OffloadBundleInfo
@@ -44,3 +55,6 @@ OffloadDeviceArchiveInfo = _OffloadDeviceArchiveInfo
 OffloadTargetsInfo = _OffloadTargetsInfo
 OffloadClangInfo = _OffloadClangInfo
 OffloadToolInfo = _OffloadToolInfo
+OffloadLlvmInfo = _OffloadLlvmInfo
+OffloadRocmInfo = _OffloadRocmInfo
+OffloadCudaInfo = _OffloadCudaInfo

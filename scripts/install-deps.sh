@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests and examples use, when missing:
 # the LLVM 22 tools (the oracle the tests compare against), clang 16 with
-# its OpenMP offload runtime (the runtime the wrapper tests run on),
+# lld and its OpenMP offload runtime (the runtime the wrapper tests run on),
+# the GPU SDKs the examples compile against (ROCm 5.2's HIP headers, device
+# libraries and runtime from Debian main; CUDA 11.8 from non-free),
 # Bazel 4.2.3 with skylib and nginx (the rules' integration workspace and
 # its remote cache), GNU time (the benchmark's peak-memory column) and
 # xxhsum (the reference XXH3 that lib/xxh3 is checked against).
 set -euo pipefail
-pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clang-16 clang-tools-16 libomp-16-dev
+pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clang-16 clang-tools-16 lld-16 libomp-16-dev
+      libamdhip64-dev rocm-device-libs nvidia-cuda-toolkit
       bazel-bootstrap bazel-skylib nginx time xxhash)
 missing=()
 for p in "${pkgs[@]}"; do
@@ -17,6 +20,17 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "install-deps: missing Debian packages: ${missing[*]} (run as root, or apt-get install them)" >&2
   exit 1
 fi
+
+# nvidia-cuda-toolkit is in non-free (and needs contrib): add both to the
+# Debian sources that lack them (deb822 .sources files and sources.list).
+for f in /etc/apt/sources.list.d/*.sources; do
+  [ -f "$f" ] && grep -q '^URIs:.*debian' "$f" || continue
+  sed -i -E '/^Components:/{/non-free( |$)/!s/$/ contrib non-free/}' "$f"
+done
+if [ -f /etc/apt/sources.list ]; then
+  sed -i -E '/^deb .*debian/{/non-free( |$)/!s/$/ contrib non-free/}' /etc/apt/sources.list
+fi
+
 echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq

@@ -1,7 +1,7 @@
-#include "cuda_min.h"
+#include <cuda_runtime.h>
 
-// y[i] = a * x[i] + y[i] for one block of threads.
-extern "C" __global__ void saxpy(float a, const float *x, float *y) {
-  unsigned i = thread_index();
-  y[i] = a * x[i] + y[i];
+// y[i] = a * x[i] + y[i], one thread per element.
+extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
 }

@@ -74,3 +74,20 @@ def stable_id(s):
             out += _HEX[h % 16]
             h //= 16
     return out
+
+def repository_path(label):
+    """The execroot-relative directory of a label's package.
+
+    For a target at the root of an external repository this is the
+    repository's directory (external/<name>, canonical name under bzlmod):
+    the --rocm-path and --cuda-path the toolchain passes come from here, never
+    from a hard-coded string.
+
+    Args:
+      label: a Label.
+
+    Returns:
+      string; "." for the root package of the main repository.
+    """
+    parts = [p for p in [label.workspace_root, label.package] if p]
+    return "/".join(parts) or "."

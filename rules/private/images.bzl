@@ -5,6 +5,7 @@ load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private/actions:compile.bzl", "emit_device_compile", "emit_device_link")
 load(":common.bzl", "IMAGE_TYPES")
 load(":providers.bzl", "OffloadImageInfo", "OffloadTargetsInfo")
+load(":sdk_check.bzl", "sdk_error")
 load(":targets.bzl", "resolve_target", "resolve_targets", "target_dir")
 
 def target_specs(ctx):
@@ -23,11 +24,12 @@ def target_specs(ctx):
         fail("%s: no offload targets: set targets, or --@rules_offload//rules:targets=gfx906,..." % ctx.label)
     return specs
 
-def resolve_or_fail(ctx, specs, kind, code_object):
-    """targets.resolve_targets, failing with the rule's label on error.
+def resolve_or_fail(ctx, clang, specs, kind, code_object):
+    """targets.resolve_targets and the SDK check, failing with the rule's label on error.
 
     Args:
-      ctx: the rule context.
+      ctx: the rule context (with a copts attribute).
+      clang: OffloadClangInfo, whose SDKs must support the targets.
       specs: list of string, the targets as written.
       kind: "hip", "cuda" or "openmp".
       code_object: whether HIP images are linked code objects.
@@ -36,6 +38,8 @@ def resolve_or_fail(ctx, specs, kind, code_object):
       list of resolved target structs, sorted by bundle ID.
     """
     targets, err = resolve_targets(specs, kind, code_object)
+    if not err:
+        err = sdk_error(clang, kind, targets, ctx.attr.copts)
     if err:
         fail("%s: %s" % (ctx.label, err))
     return targets

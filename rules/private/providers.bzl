@@ -80,12 +80,12 @@ OffloadTargetsInfo = provider(
 )
 
 OffloadClangInfo = provider(
-    doc = """A device compiler: clang, by label or by absolute path.
+    doc = """A device compiler: clang from an LLVM installation, by label or by absolute path.
 
 Returned by offload_clang_toolchain, both directly (for a rule's compiler
 attribute) and inside ToolchainInfo.clang.""",
     fields = {
-        "executable": "File or None: clang, when given as a label (hermetic).",
+        "executable": "File or None: clang, when given as a label or from an LLVM installation (hermetic).",
         "path": "string: clang's absolute path when given as a path (the machine's clang), else \"\".",
         "files": "depset of File: everything clang needs as action inputs (executable and data).",
         "version": "string: informational version (\"22\").",
@@ -94,6 +94,13 @@ attribute) and inside ToolchainInfo.clang.""",
         "link_flags": "list of string: flags for device links.",
         "ptxas": "string: how to make CUDA cubins: \"\" (cannot: cubin targets fail at analysis), " +
                  "or a ptxas path passed as --ptxas-path.",
+        "kind_files": "dict of string to depset of File: SDK files a compile of that offload kind reads " +
+                      "(ROCm for hip, CUDA with ptxas for cuda).",
+        "rocm": "OffloadRocmInfo or None: the ROCm the toolchain compiles HIP against.",
+        "cuda": "OffloadCudaInfo or None: the CUDA the toolchain compiles CUDA against.",
+        "llvm": "OffloadLlvmInfo or None: the LLVM installation, when clang comes from one.",
+        "hip_wavefront_define": "bool: define __AMDGCN_WAVEFRONT_SIZE per target (old HIP headers " +
+                                "with a clang that no longer predefines it).",
     },
 )
 
@@ -102,5 +109,53 @@ OffloadToolInfo = provider(
     fields = {
         "executable": "File: the offload binary.",
         "files_to_run": "FilesToRunProvider: the binary with its runfiles, for ctx.actions.run.",
+    },
+)
+
+OffloadLlvmInfo = provider(
+    doc = """An LLVM installation as a set of declared files (offload_llvm, made by
+offload_llvm_repository). Every file clang reads is here, so the compiler's
+bytes are part of every action key that uses it.""",
+    fields = {
+        "clang": "File: the clang driver.",
+        "lld": "File or None: lld, which clang runs to link AMDGPU code objects.",
+        "files": "depset of File: the driver, the tools it runs, the shared libraries they load and the resource directory.",
+        "version": "string: the full clang version (\"22.1.8\").",
+        "major": "int: the major version (22).",
+        "predefines_wavefront_size": "bool: whether clang predefines __AMDGCN_WAVEFRONT_SIZE (LLVM 21 and older).",
+    },
+)
+
+OffloadRocmInfo = provider(
+    doc = """A ROCm installation (offload_rocm, made by offload_rocm_repository): HIP
+headers, device-library bitcode and the HIP runtime, with what it supports.""",
+    fields = {
+        "found": "bool: False when no ROCm was found; error then says where it was looked for.",
+        "error": "string: why there is no ROCm (when found is False).",
+        "root": "string: execroot-relative root to pass as --rocm-path (from the repository's label).",
+        "version": "string: the HIP version of the headers (\"5.2.21153\").",
+        "processors": "list of string: processors with device libraries (oclc_isa_version_*.bc), e.g. gfx906.",
+        "code_object_version": "int: the -mcode-object-version the device libraries support at most (0: clang's default).",
+        "wavefront_macro": "bool: whether the HIP headers read __AMDGCN_WAVEFRONT_SIZE.",
+        "files": "depset of File: headers, device libraries and the version file (compile inputs).",
+        "runtime": "list of File: libamdhip64 for linking.",
+    },
+)
+
+OffloadCudaInfo = provider(
+    doc = """A CUDA installation (offload_cuda, made by offload_cuda_repository):
+headers, libdevice, ptxas, fatbinary, nvlink and cudart.""",
+    fields = {
+        "found": "bool: False when no CUDA was found; error then says where it was looked for.",
+        "error": "string: why there is no CUDA (when found is False).",
+        "root": "string: execroot-relative root to pass as --cuda-path (from the repository's label).",
+        "version": "string: CUDA version (\"11.8\").",
+        "archs": "list of string: the sm_XX and compute_XX that this ptxas builds.",
+        "files": "depset of File: headers and libdevice (compile inputs).",
+        "ptxas": "File or None: ptxas.",
+        "fatbinary": "File or None: fatbinary.",
+        "nvlink": "File or None: nvlink.",
+        "cudart_static": "list of File: libcudart_static.a.",
+        "cudart_shared": "list of File: libcudart.so and its versioned names.",
     },
 )

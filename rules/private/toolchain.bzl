@@ -1,7 +1,7 @@
 """The two toolchains: the offload tool and the device clang."""
 
 load(":common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
-load(":providers.bzl", "OffloadClangInfo", "OffloadToolInfo")
+load(":providers.bzl", "OffloadClangInfo", "OffloadCudaInfo", "OffloadLlvmInfo", "OffloadRocmInfo", "OffloadToolInfo")
 
 def _offload_toolchain_impl(ctx):
     tool = OffloadToolInfo(
@@ -34,28 +34,97 @@ from source with rules_go; a prebuilt binary needs no Go toolchain.""",
     },
 )
 
+def _rocm_flags(rocm):
+    """HIP flags for a ROCm installation: paths from its label, ABI from its device libraries."""
+    flags = [
+        "--rocm-path=" + rocm.root,
+        "--hip-path=" + rocm.root,
+        "--rocm-device-lib-path=" + rocm.root + "/amdgcn/bitcode",
+    ]
+    if rocm.code_object_version:
+        # clang 22 defaults to code object version 6, whose device library
+        # (oclc_abi_version_600.bc) ROCm before 6.3 lacks.
+        flags.append("-mcode-object-version=%d" % rocm.code_object_version)
+    return flags
+
+def _cuda_flags(cuda):
+    """CUDA flags for a CUDA installation; ptxas is passed where it is declared."""
+    flags = [
+        "--cuda-path=" + cuda.root,
+        # clang warns about every CUDA release newer or older than it knows.
+        "-Wno-unknown-cuda-version",
+    ]
+    return flags
+
+def _predefines_wavefront_size(llvm, version):
+    """Whether clang predefines __AMDGCN_WAVEFRONT_SIZE, which LLVM 22 dropped."""
+    if llvm:
+        return llvm.predefines_wavefront_size
+    major = version.split(".")[0]
+    return major.isdigit() and int(major) < 22
+
 def _offload_clang_toolchain_impl(ctx):
-    if bool(ctx.attr.clang) == bool(ctx.attr.path):
-        fail("offload_clang_toolchain %s: give exactly one of clang (a label) and path (an absolute path)" % ctx.label)
+    given = [n for n in ("clang", "path", "llvm") if getattr(ctx.attr, n)]
+    if len(given) != 1:
+        fail("offload_clang_toolchain %s: give exactly one of llvm (an offload_llvm), clang (a label) " % ctx.label +
+             "and path (an absolute path)")
     if ctx.attr.path and not ctx.attr.path.startswith("/"):
         fail("offload_clang_toolchain %s: path %r must be absolute (actions run without PATH)" % (ctx.label, ctx.attr.path))
     for k in ctx.attr.kind_copts:
         if k not in ("hip", "cuda", "openmp"):
             fail("offload_clang_toolchain %s: kind_copts key %r is not hip, cuda or openmp" % (ctx.label, k))
     files = ctx.files.data
+    transitive = []
     executable = None
-    if ctx.attr.clang:
+    version = ctx.attr.version
+    copts = list(ctx.attr.copts)
+    link_flags = list(ctx.attr.link_flags)
+    llvm = ctx.attr.llvm[OffloadLlvmInfo] if ctx.attr.llvm else None
+    if llvm:
+        executable = llvm.clang
+        transitive.append(llvm.files)
+        version = version or llvm.version
+
+        # clang finds its resource directory and lld next to the path it was
+        # run by (the repository's bin/), not next to the file it resolves to.
+        copts = ["-no-canonical-prefixes"] + copts
+
+        # Links use the installation's lld: actions have no PATH, and the
+        # system's ld is not an input.
+        link_flags = ["-no-canonical-prefixes"] + (["-fuse-ld=lld"] if llvm.lld else []) + link_flags
+    elif ctx.attr.clang:
         executable = ctx.executable.clang
         files = files + [executable]
+        transitive.append(ctx.attr.clang[DefaultInfo].default_runfiles.files)
+
+    kind_copts = {k: list(v) for k, v in ctx.attr.kind_copts.items()}
+    kind_files = {}
+    ptxas = ctx.attr.ptxas
+    rocm = ctx.attr.rocm[OffloadRocmInfo] if ctx.attr.rocm else None
+    if rocm and rocm.found:
+        kind_copts["hip"] = _rocm_flags(rocm) + kind_copts.get("hip", [])
+        kind_files["hip"] = rocm.files
+    cuda = ctx.attr.cuda[OffloadCudaInfo] if ctx.attr.cuda else None
+    if cuda and cuda.found:
+        kind_copts["cuda"] = _cuda_flags(cuda) + kind_copts.get("cuda", [])
+        kind_files["cuda"] = depset([cuda.ptxas] if cuda.ptxas else [], transitive = [cuda.files])
+        if cuda.ptxas:
+            ptxas = cuda.ptxas.path
     info = OffloadClangInfo(
         executable = executable,
         path = ctx.attr.path,
-        files = depset(files, transitive = [ctx.attr.clang[DefaultInfo].default_runfiles.files] if ctx.attr.clang else []),
-        version = ctx.attr.version,
-        copts = ctx.attr.copts,
-        kind_copts = {k: v for k, v in ctx.attr.kind_copts.items()},
-        link_flags = ctx.attr.link_flags,
-        ptxas = ctx.attr.ptxas,
+        files = depset(files, transitive = transitive),
+        version = version,
+        copts = copts,
+        kind_copts = kind_copts,
+        link_flags = link_flags,
+        ptxas = ptxas,
+        kind_files = kind_files,
+        rocm = rocm,
+        cuda = cuda,
+        llvm = llvm,
+        hip_wavefront_define = bool(rocm and rocm.found and rocm.wavefront_macro and
+                                    not _predefines_wavefront_size(llvm, version)),
     )
     return [info, platform_common.ToolchainInfo(clang = info)]
 
@@ -63,20 +132,43 @@ offload_clang_toolchain = rule(
     implementation = _offload_clang_toolchain_impl,
     doc = """A clang that compiles device code, for the clang toolchain type or a rule's compiler attribute.
 
-Give clang as a label (a hermetic LLVM distribution: best for shared caches)
-or as an absolute path (the machine's clang, e.g. /usr/bin/clang-22; the
-path and the compiler's version become part of every cache key only through
-the command line, so keep them the same on every machine that shares a
-cache).""",
+Hermetic: llvm = an offload_llvm (offload_llvm_repository's //:llvm), with
+rocm = an offload_rocm and cuda = an offload_cuda. Every file clang and the
+SDKs read is then an action input and every SDK path on the command line
+comes from a label (--rocm-path, --rocm-device-lib-path, --cuda-path,
+--ptxas-path); -mcode-object-version follows the ROCm device libraries.
+rules_offload_toolchains() (WORKSPACE) and the `offload` module extension
+(MODULE.bazel) register one.
+
+Also accepted, not hermetic: clang as a label (a single file), or an absolute
+path (the machine's clang; the compiler's files are not action inputs, so
+keep it the same on every machine that shares a cache).""",
     attrs = {
+        "llvm": attr.label(
+            doc = "An LLVM installation (offload_llvm, e.g. @offload_llvm//:llvm). Exclusive with clang and path.",
+            providers = [OffloadLlvmInfo],
+            cfg = "exec",
+        ),
+        "rocm": attr.label(
+            doc = "A ROCm installation (offload_rocm, e.g. @offload_rocm//:rocm) for HIP: headers, " +
+                  "device libraries, the flags that point clang at them.",
+            providers = [OffloadRocmInfo],
+            cfg = "exec",
+        ),
+        "cuda": attr.label(
+            doc = "A CUDA installation (offload_cuda, e.g. @offload_cuda//:cuda): headers, libdevice, " +
+                  "ptxas for cubins.",
+            providers = [OffloadCudaInfo],
+            cfg = "exec",
+        ),
         "clang": attr.label(
-            doc = "clang as a label (an executable file or binary target). Exclusive with path.",
+            doc = "clang as a label (an executable file or binary target). Exclusive with llvm and path.",
             executable = True,
             allow_files = True,
             cfg = "exec",
         ),
         "path": attr.string(
-            doc = "clang's absolute path. Exclusive with clang.",
+            doc = "clang's absolute path. Exclusive with llvm and clang.",
         ),
         "data": attr.label_list(
             doc = "Files clang reads (resource directory, device libraries), made action inputs.",
@@ -84,7 +176,7 @@ cache).""",
             cfg = "exec",
         ),
         "version": attr.string(
-            doc = "Informational clang version, carried in OffloadClangInfo.",
+            doc = "clang's version, carried in OffloadClangInfo (default: the llvm installation's).",
         ),
         "copts": attr.string_list(
             doc = "Flags for every device compile, before the rule's copts.",

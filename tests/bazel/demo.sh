@@ -2,7 +2,7 @@
 # Builds the examples with Bazel (the Bazel 4.2.3 workspace in tests/bazel,
 # with bin/offload handed to the rules as a prebuilt tool), runs the OpenMP
 # example's test, and shows what was built with `offload inspect`.
-# Needs bazel-bootstrap, bazel-skylib, clang-22, clang-16, libomp-16-dev, Go.
+# Needs what scripts/install-deps.sh installs (Bazel, LLVM 22 and 16, ROCm, CUDA) and Go.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -33,7 +33,8 @@ bazel test --jobs=2 --test_output=all @rules_offload_examples//openmp:vecadd_tes
 
 cd "$bin"
 for f in hip/scale.hipfb hip/scale_compressed.hipfb hip/axpy.hipfb hip/scale_ir.ll hip/scale_package.offloadbin \
-  hip/libkernels.a cuda/saxpy_ptx.offloadbin cuda/saxpy_compute90.offloadbin openmp/vecadd_device.offloadbin; do
+  hip/libkernels.a cuda/saxpy_ptx.offloadbin cuda/saxpy_compute90.offloadbin cuda/saxpy_cubin.offloadbin \
+  openmp/vecadd_device.offloadbin; do
   echo
   echo "== $f ($(stat -L -c %s "$f") bytes)"
   "$offload" inspect "$f"

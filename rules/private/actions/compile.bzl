@@ -22,6 +22,23 @@ def target_flags(target, kind):
         flags.append("--no-gpu-bundle-output")
     return flags
 
+def wavefront_size(processor):
+    """The default wavefront size of an AMDGPU processor: 32 from gfx10 on, else 64.
+
+    Old HIP headers (ROCm before 6) take warpSize from __AMDGCN_WAVEFRONT_SIZE,
+    which clang 22 no longer predefines; the toolchain defines it per target.
+
+    Args:
+      processor: "gfx906", "gfx1030", ...
+
+    Returns:
+      int.
+    """
+    digits = processor[len("gfx"):]
+    if len(digits) >= 4 and digits[:2] in ("10", "11", "12"):
+        return 32  # gfx1010 ... gfx1201, and gfx10-1-generic ... gfx12-generic
+    return 64
+
 def emit_device_compile(
         ctx,
         clang,
@@ -67,11 +84,15 @@ def emit_device_compile(
     args.add("-fdebug-compilation-dir=.")
     args.add_all(clang.copts)
     args.add_all(clang.kind_copts.get(kind, []))
-    if clang.ptxas and kind == "cuda":
-        args.add("--ptxas-path=" + clang.ptxas)
+    if clang.ptxas and kind == "cuda" and "-c" in emit_flags and "-emit-llvm" not in emit_flags:
+        args.add("--ptxas-path=" + clang.ptxas)  # a cubin: clang runs ptxas
+    if kind == "hip" and clang.hip_wavefront_define and target.triple.startswith("amdgcn"):
+        args.add("-D__AMDGCN_WAVEFRONT_SIZE=%d" % wavefront_size(target.processor))
 
     inputs = [src] + list(hdrs)
     transitive = [clang.files]
+    if kind in clang.kind_files:
+        transitive.append(clang.kind_files[kind])
     mapping = dict(SUPPORTS_PATH_MAPPING)
     if compilation_context:
         # Include directories arrive as strings that path mapping cannot

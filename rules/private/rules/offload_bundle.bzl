@@ -36,10 +36,11 @@ def _offload_bundle_impl(ctx):
     images = []
     targets = []
     if srcs:
-        targets = resolve_or_fail(ctx, target_specs(ctx), kind, code_object)
+        clang = find_clang(ctx)
+        targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, code_object)
         images = compile_images(
             ctx,
-            find_clang(ctx),
+            clang,
             kind,
             file_type,
             targets,

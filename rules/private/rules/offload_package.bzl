@@ -16,10 +16,11 @@ def _offload_package_impl(ctx):
         fail("%s: give srcs to compile, or prebuilt images" % ctx.label)
     images = []
     if srcs:
-        targets = resolve_or_fail(ctx, target_specs(ctx), kind, code_object)
+        clang = find_clang(ctx)
+        targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, code_object)
         images = compile_images(
             ctx,
-            find_clang(ctx),
+            clang,
             kind,
             file_type,
             targets,

@@ -43,6 +43,20 @@ def _compile_for(env, target_id):
     analysistest.fail(env, "no OffloadCompile action for %s" % target_id)
     return None
 
+def _input_paths(action):
+    return {f.path: True for f in action.inputs.to_list()}
+
+def _has_inputs(env, action, paths):
+    have = _input_paths(action)
+    for p in paths:
+        if p not in have:
+            analysistest.fail(env, "%s: %s is not an input" % (action.mnemonic, p))
+
+def _lacks_inputs(env, action, prefix, what):
+    for p in _input_paths(action):
+        if p.startswith(prefix):
+            analysistest.fail(env, "%s: %s is an input" % (what, p))
+
 def _hermetic(env, mnemonics):
     """No argument but argv[0] is absolute, and path mapping is on."""
     for a in analysistest.target_actions(env):
@@ -80,9 +94,26 @@ def _hip_compile_args_test(ctx):
     env = analysistest.begin(ctx)
     a = _compile_for(env, "gfx90a:xnack+")
     if a:
-        asserts.equals(env, "/usr/bin/clang-22", a.argv[0], "clang from the toolchain")
-        for arg in ["-x", "hip", "--offload-device-only", "--no-gpu-bundle-output", "-c", "-nogpuinc", "-nogpulib", "-fdebug-compilation-dir=."]:
+        asserts.equals(env, "external/offload_llvm/bin/clang", a.argv[0], "clang from the LLVM repository")
+        for arg in [
+            "-x",
+            "hip",
+            "--offload-device-only",
+            "--no-gpu-bundle-output",
+            "-c",
+            "-fdebug-compilation-dir=.",
+            # The SDK, by paths that come from the repositories' labels.
+            "-no-canonical-prefixes",
+            "--rocm-path=external/offload_rocm",
+            "--hip-path=external/offload_rocm",
+            "--rocm-device-lib-path=external/offload_rocm/amdgcn/bitcode",
+            # ROCm 5.2's device libraries stop at code object version 5.
+            "-mcode-object-version=5",
+            # gfx90a is a wave64 processor.
+            "-D__AMDGCN_WAVEFRONT_SIZE=64",
+        ]:
             _has(env, a.argv, arg, "gfx90a compile")
+        _lacks(env, a.argv, "-nogpulib", "real programs link the device libraries")
         _has(env, a.argv, "-DSCALE=2", "defines")
         _has(env, a.argv, "-O3", "copts")
         if not _flag(a.argv, "-cuid="):
@@ -90,12 +121,33 @@ def _hip_compile_args_test(ctx):
 
         # A compile knows only its own target: adding a target to the list
         # leaves the other targets' command lines (and cache keys) unchanged.
-        for other in ["gfx906", "gfx1100"]:
+        for other in ["gfx906", "gfx1030"]:
             for arg in a.argv:
                 if other in arg:
                     analysistest.fail(env, "gfx90a compile mentions %s: %r" % (other, arg))
         outs = [f.short_path for f in a.outputs.to_list()]
         asserts.equals(env, ["analysis/_offload/hip_fatbin/gfx90a_xnack+/k.o"], outs, "output path keyed by target")
+
+        # Every file clang reads is an input: the driver, the LLVM libraries
+        # it loads, lld, the resource headers, the HIP headers, the device
+        # libraries and the HIP version file.
+        _has_inputs(env, a, [
+            "external/offload_llvm/bin/clang",
+            "external/offload_llvm/bin/lld",
+            "external/offload_llvm/lib/libLLVM.so.22.1",
+            "external/offload_llvm/lib/libclang-cpp.so.22.1",
+            "external/offload_llvm/lib/clang/22/include/__clang_hip_runtime_wrapper.h",
+            "external/offload_rocm/include/hip/hip_runtime.h",
+            "external/offload_rocm/amdgcn/bitcode/ocml.bc",
+            "external/offload_rocm/amdgcn/bitcode/oclc_isa_version_90a.bc",
+            "external/offload_rocm/share/hip/version",
+        ])
+        _lacks_inputs(env, a, "external/offload_cuda/", "a HIP compile reads nothing of CUDA")
+
+    # gfx1030 is wave32: the define follows the processor.
+    b = _compile_for(env, "gfx1030")
+    if b:
+        _has(env, b.argv, "-D__AMDGCN_WAVEFRONT_SIZE=32", "gfx1030 compile")
     return analysistest.end(env)
 
 hip_compile_args_test = analysistest.make(_hip_compile_args_test)
@@ -113,7 +165,7 @@ def _hip_bundle_args_test(ctx):
         _has(
             env,
             argv,
-            "-targets=host-x86_64-unknown-linux-gnu-,hipv4-amdgcn-amd-amdhsa--gfx1100," +
+            "-targets=host-x86_64-unknown-linux-gnu-,hipv4-amdgcn-amd-amdhsa--gfx1030," +
             "hipv4-amdgcn-amd-amdhsa--gfx906,hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+",
             "bundle",
         )
@@ -138,10 +190,10 @@ def _hip_providers_test(ctx):
     asserts.equals(env, "hip_fatbin.hipfb", info.bundle.basename)
     asserts.equals(
         env,
-        ["hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"],
+        ["hipv4-amdgcn-amd-amdhsa--gfx1030", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"],
         [i.bundle_id for i in info.images],
     )
-    asserts.equals(env, ["gfx1100", "gfx906", "gfx90a:xnack+"], [i.target for i in info.images])
+    asserts.equals(env, ["gfx1030", "gfx906", "gfx90a:xnack+"], [i.target for i in info.images])
     asserts.equals(env, ["object"] * 3, [i.image_kind for i in info.images])
     asserts.equals(env, ["amdgcn-amd-amdhsa"] * 3, [i.triple for i in info.images])
     asserts.equals(env, ["compile"] * 3, [i.producer for i in info.images])
@@ -178,13 +230,13 @@ hip_rdc_test = analysistest.make(_hip_rdc_test)
 def _targets_flag_test(ctx):
     env = analysistest.begin(ctx)
     _count(env, "OffloadCompile", 2)
-    _compile_for(env, "gfx942")
+    _compile_for(env, "gfx908")
     _compile_for(env, "gfx1030")
     return analysistest.end(env)
 
 targets_flag_test = analysistest.make(
     _targets_flag_test,
-    config_settings = {"@rules_offload//rules:targets": ["gfx942", "gfx1030"]},
+    config_settings = {"@rules_offload//rules:targets": ["gfx908", "gfx1030"]},
 )
 
 def _targets_attr_wins_test(ctx):
@@ -248,7 +300,7 @@ def _prebuilt_images_test(ctx):
     env = analysistest.begin(ctx)
     _count(env, "OffloadCompile", 1)
     info = analysistest.target_under_test(env)[OffloadBundleInfo]
-    asserts.equals(env, ["gfx1100", "gfx906"], [i.target for i in info.images])
+    asserts.equals(env, ["gfx1030", "gfx906"], [i.target for i in info.images])
     asserts.equals(env, ["compile", "prebuilt"], [i.producer for i in info.images])
     return analysistest.end(env)
 
@@ -262,9 +314,16 @@ def _cuda_package_test(ctx):
     _count(env, "OffloadPackage", 1)
     a = _compile_for(env, "sm_70")
     if a:
-        for arg in ["-x", "cuda", "-S", "--offload-device-only", "-nocudainc", "--cuda-feature=+ptx78"]:
+        for arg in ["-x", "cuda", "-S", "--offload-device-only", "--cuda-path=external/offload_cuda", "-Wno-unknown-cuda-version"]:
             _has(env, a.argv, arg, "PTX compile")
         _lacks(env, a.argv, "-c", "PTX needs no ptxas")
+        _lacks(env, a.argv, "--ptxas-path=external/offload_cuda/bin/ptxas", "PTX needs no ptxas")
+        _has_inputs(env, a, [
+            "external/offload_cuda/include/cuda_runtime.h",
+            "external/offload_cuda/include/crt/host_config.h",
+            "external/offload_cuda/nvvm/libdevice/libdevice.10.bc",
+        ])
+        _lacks_inputs(env, a, "external/offload_rocm/", "a CUDA compile reads nothing of ROCm")
     p = _actions(env, "OffloadPackage")
     if p:
         argv = p[0].argv
@@ -565,3 +624,55 @@ def _nvidia_link_test(ctx):
     return analysistest.end(env)
 
 nvidia_link_test = analysistest.make(_nvidia_link_test, expect_failure = True)
+
+# --- targets against the SDKs --------------------------------------------------
+
+def _rocm_unsupported_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "target \"gfx1100\": ROCm 5.2.21153 (external/offload_rocm) has no device libraries for gfx1100; it has them for gfx1010, ")
+    asserts.expect_failure(env, ", gfx906, gfx908, ")
+    return analysistest.end(env)
+
+rocm_unsupported_test = analysistest.make(_rocm_unsupported_test, expect_failure = True)
+
+def _cuda_unsupported_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "target \"sm_100\": CUDA 11.8 (external/offload_cuda) cannot build sm_100; its ptxas supports sm_35, ")
+    asserts.expect_failure(env, ", sm_90.")
+    return analysistest.end(env)
+
+cuda_unsupported_test = analysistest.make(_cuda_unsupported_test, expect_failure = True)
+
+def _rocm_unsupported_flag_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "has no device libraries for gfx1100")
+    return analysistest.end(env)
+
+rocm_unsupported_flag_test = analysistest.make(
+    _rocm_unsupported_flag_test,
+    expect_failure = True,
+    config_settings = {"@rules_offload//rules:targets": ["gfx90a", "gfx1100"]},
+)
+
+def _freestanding_test(ctx):
+    env = analysistest.begin(ctx)
+    a = _compile_for(env, "gfx1100")
+    if a:
+        _has(env, a.argv, "-nogpulib", "the rule's copts")
+    return analysistest.end(env)
+
+freestanding_test = analysistest.make(_freestanding_test)
+
+def _cubin_hermetic_test(ctx):
+    env = analysistest.begin(ctx)
+    a = _compile_for(env, "sm_90")
+    if a:
+        _has(env, a.argv, "-c", "a cubin")
+        _has(env, a.argv, "--ptxas-path=external/offload_cuda/bin/ptxas", "ptxas from the CUDA repository")
+        _has_inputs(env, a, ["external/offload_cuda/bin/ptxas", "external/offload_cuda/include/cuda_runtime.h"])
+    info = analysistest.target_under_test(env)[OffloadPackageInfo]
+    asserts.equals(env, ["cubin"], [i.image_kind for i in info.images])
+    _hermetic(env, _ALL)
+    return analysistest.end(env)
+
+cubin_hermetic_test = analysistest.make(_cubin_hermetic_test)

@@ -82,7 +82,7 @@ int main(void) {
   for (int i = 0; i < nids; i++) printf("registered entry %s (%llu bytes)\n", ids[i], (unsigned long long)sizes[i]);
   if (registrations != 1) return fprintf(stderr, "%d registrations before main, want 1\n", registrations), 1;
   if (nids != 4 || !has("host-x86_64-unknown-linux-gnu-") || !has("hipv4-amdgcn-amd-amdhsa--gfx906") ||
-      !has("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+") || !has("hipv4-amdgcn-amd-amdhsa--gfx1100"))
+      !has("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+") || !has("hipv4-amdgcn-amd-amdhsa--gfx1030"))
     return fprintf(stderr, "unexpected entries\n"), 1;
   if (elf_payloads != 3) return fprintf(stderr, "%d ELF code objects, want 3\n", elf_payloads), 1;
   printf("ok: the generated constructor registered the fat binary before main\n");

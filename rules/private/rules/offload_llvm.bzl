@@ -1,0 +1,60 @@
+"""offload_llvm: an LLVM installation as declared files (OffloadLlvmInfo)."""
+
+load("//rules/private:providers.bzl", "OffloadLlvmInfo")
+
+def _offload_llvm_impl(ctx):
+    files = depset(
+        [ctx.file.clang] + ctx.files.tools + ctx.files.libs + ctx.files.resource_dir +
+        ([ctx.file.lld] if ctx.file.lld else []),
+    )
+    return [
+        DefaultInfo(files = files),
+        OffloadLlvmInfo(
+            clang = ctx.file.clang,
+            lld = ctx.file.lld,
+            files = files,
+            version = ctx.attr.version,
+            major = int(ctx.attr.version.split(".")[0]) if ctx.attr.version[:1].isdigit() else 0,
+            predefines_wavefront_size = ctx.attr.predefines_wavefront_size,
+        ),
+    ]
+
+offload_llvm = rule(
+    implementation = _offload_llvm_impl,
+    doc = """An LLVM installation: clang and every file it reads.
+
+offload_llvm_repository writes one of these in its BUILD file; give it to
+offload_clang_toolchain(llvm = ...). The driver, lld, the other tools clang
+runs, the LLVM shared libraries they load and the resource directory become
+inputs of every compile, so a different compiler is a different action key.""",
+    attrs = {
+        "clang": attr.label(
+            doc = "The clang driver (bin/clang of the installation).",
+            mandatory = True,
+            allow_single_file = True,
+        ),
+        "lld": attr.label(
+            doc = "lld, which clang runs to link AMDGPU code objects.",
+            allow_single_file = True,
+        ),
+        "tools": attr.label_list(
+            doc = "Other programs clang runs (ld.lld, clang-linker-wrapper, ...).",
+            allow_files = True,
+        ),
+        "libs": attr.label_list(
+            doc = "The LLVM shared libraries the programs load (libLLVM, libclang-cpp).",
+            allow_files = True,
+        ),
+        "resource_dir": attr.label_list(
+            doc = "The files of clang's resource directory (lib/clang/N).",
+            allow_files = True,
+        ),
+        "version": attr.string(
+            doc = "clang's version, as `clang --version` prints it (\"22.1.8\").",
+            mandatory = True,
+        ),
+        "predefines_wavefront_size": attr.bool(
+            doc = "Whether clang predefines __AMDGCN_WAVEFRONT_SIZE (LLVM 21 and older do).",
+        ),
+    },
+)

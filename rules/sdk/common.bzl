@@ -1,0 +1,142 @@
+"""Helpers shared by the SDK repository rules.
+
+Each SDK repository lays an installation out in the shape clang expects
+(bin/, lib/clang/N, include/hip, amdgcn/bitcode, nvvm/libdevice, ...) with
+symbolic links to the installation's files, or to an archive extracted into
+the repository. Bazel digests what the links point at, so the bytes of the
+SDK, not its path, go into action keys.
+"""
+
+# Attributes every SDK repository rule takes for the archive form.
+ARCHIVE_ATTRS = {
+    "urls": attr.string_list(
+        doc = "Archive URLs (mirrors of one file). With them, the SDK comes from the archive " +
+              "instead of the machine.",
+    ),
+    "sha256": attr.string(doc = "The archive's SHA-256; required with urls."),
+    "strip_prefix": attr.string(doc = "A directory prefix to strip from the archive's files."),
+    "type": attr.string(doc = "The archive type (\"tar.xz\", \"zip\", ...) when the URL does not say."),
+}
+
+def sdk_root(rctx, what, env, candidates, accept):
+    """Where the installation is: the archive, the path attribute, env, or a candidate.
+
+    Args:
+      rctx: repository_ctx with ARCHIVE_ATTRS and a path attribute.
+      what: "LLVM", "ROCm" or "CUDA", for messages.
+      env: the environment variable that names the installation.
+      candidates: list of absolute paths tried in order when nothing is given.
+      accept: function(rctx, path string) -> bool: whether path holds the SDK.
+
+    Returns:
+      (path string or None, description string): the description names the
+      archive or the path, or where it was looked for when nothing was found.
+    """
+    if rctx.attr.urls:
+        if not rctx.attr.sha256:
+            fail("%s repository %s: urls need sha256 (the archive's SHA-256)" % (what, rctx.name))
+        rctx.download_and_extract(
+            url = rctx.attr.urls,
+            output = "_archive",
+            sha256 = rctx.attr.sha256,
+            type = rctx.attr.type,
+            stripPrefix = rctx.attr.strip_prefix,
+        )
+        root = str(rctx.path("_archive"))
+        if not accept(rctx, root):
+            fail("%s repository %s: the archive %s holds no %s installation (after strip_prefix %r)" % (
+                what,
+                rctx.name,
+                rctx.attr.urls[0],
+                what,
+                rctx.attr.strip_prefix,
+            ))
+        return root, "archive " + rctx.attr.urls[0]
+    given = rctx.attr.path or rctx.os.environ.get(env, "")
+    if given:
+        if not accept(rctx, given):
+            fail("%s repository %s: %s (from %s) holds no %s installation" % (
+                what,
+                rctx.name,
+                given,
+                "path" if rctx.attr.path else "$" + env,
+                what,
+            ))
+        return given, given
+    for c in candidates:
+        if accept(rctx, c):
+            return c, c
+    if not candidates:
+        return None, "looked in $%s" % env
+    return None, "looked in $%s, %s" % (env, ", ".join(candidates))
+
+def exists(rctx, path):
+    return rctx.path(path).exists
+
+def realpath(rctx, path):
+    """The path with every symbolic link resolved (readlink -f).
+
+    Args:
+      rctx: repository_ctx.
+      path: string.
+
+    Returns:
+      string.
+    """
+    res = rctx.execute(["readlink", "-f", path])
+    if res.return_code != 0 or not res.stdout.strip():
+        fail("cannot resolve %s: %s" % (path, res.stderr))
+    return res.stdout.strip()
+
+def link(rctx, target, name):
+    """A link at name to target's real file, so that Bazel digests the file itself."""
+    rctx.symlink(realpath(rctx, target), name)
+
+def first_existing(rctx, paths):
+    for p in paths:
+        if exists(rctx, p):
+            return p
+    return None
+
+def list_dir(rctx, path):
+    """Base names in a directory.
+
+    Args:
+      rctx: repository_ctx.
+      path: string.
+
+    Returns:
+      sorted list of string; [] when the directory does not exist.
+    """
+    p = rctx.path(path)
+    if not p.exists:
+        return []
+    return sorted([c.basename for c in p.readdir()])
+
+def words(text):
+    """Whitespace-separated words (Bazel 4.2's split() needs a separator)."""
+    return [w for w in text.replace("\t", " ").replace("\n", " ").replace("\r", " ").split(" ") if w]
+
+def define_value(text, name):
+    """The value of a macro a header defines.
+
+    Args:
+      text: the header's text.
+      name: the macro.
+
+    Returns:
+      string: value of `#define name value`, or "".
+    """
+    for line in text.splitlines():
+        w = words(line)
+        if len(w) >= 3 and w[0] == "#define" and w[1] == name:
+            return w[2]
+    return ""
+
+def starlark_list(items):
+    """A list literal for a generated BUILD file."""
+    return "[" + ", ".join(['"%s"' % i for i in items]) + "]"
+
+def rules_offload_defs():
+    """The load label of defs.bzl as this repository's generated BUILD files must write it."""
+    return str(Label("//rules:defs.bzl"))
