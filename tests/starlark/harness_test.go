@@ -28,11 +28,15 @@ var bazelOptions = &syntax.FileOptions{}
 // "//pkg:file.bzl" from the repository root, ":file.bzl" from the loading
 // file's package. Only the builtins the pure files use are predeclared.
 type loader struct {
-	mu    sync.Mutex
-	cache map[string]starlark.StringDict
+	mu          sync.Mutex
+	cache       map[string]starlark.StringDict
+	predeclared starlark.StringDict // the builtins the loaded files may use
 }
 
-var bzl = &loader{cache: map[string]starlark.StringDict{}}
+var bzl = &loader{
+	cache:       map[string]starlark.StringDict{},
+	predeclared: starlark.StringDict{"struct": starlark.NewBuiltin("struct", starlarkstruct.Make)},
+}
 
 func (l *loader) resolve(from, label string) (string, error) {
 	switch {
@@ -69,10 +73,7 @@ func (l *loader) load(rel string) (starlark.StringDict, error) {
 			return l.load(dep)
 		},
 	}
-	predeclared := starlark.StringDict{
-		"struct": starlark.NewBuiltin("struct", starlarkstruct.Make),
-	}
-	g, err := starlark.ExecFileOptions(bazelOptions, thread, rel, src, predeclared)
+	g, err := starlark.ExecFileOptions(bazelOptions, thread, rel, src, l.predeclared)
 	if err != nil {
 		if ee, ok := err.(*starlark.EvalError); ok {
 			return nil, fmt.Errorf("%s", ee.Backtrace())

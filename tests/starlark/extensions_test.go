@@ -1,0 +1,171 @@
+package starlark_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+)
+
+// The offload module extension (rules/extensions.bzl) cannot run on Bazel
+// 4.2.3, the only Bazel here; its logic (which repositories it declares,
+// whose tags win) runs here against stand-ins for Bazel's builtins that
+// record every repository rule call.
+
+type repoCall struct {
+	rule   string // the implementation's name, e.g. _offload_llvm_repository_impl
+	kwargs map[string]string
+}
+
+func (c repoCall) String() string {
+	keys := make([]string, 0, len(c.kwargs))
+	for k := range c.kwargs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(strings.TrimPrefix(c.rule, "_"), "_repository_impl"))
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%s", k, c.kwargs[k])
+	}
+	return b.String()
+}
+
+func extensionLoader(calls *[]repoCall) *loader {
+	none := func(name string) *starlark.Builtin {
+		return starlark.NewBuiltin(name, func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return starlark.None, nil
+		})
+	}
+	attr := starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
+		"string": none("string"), "string_list": none("string_list"), "bool": none("bool"),
+		"int": none("int"), "label": none("label"), "label_list": none("label_list"),
+	})
+	kwarg := func(kwargs []starlark.Tuple, name string) starlark.Value {
+		for _, kv := range kwargs {
+			if string(kv[0].(starlark.String)) == name {
+				return kv[1]
+			}
+		}
+		return starlark.None
+	}
+	repositoryRule := starlark.NewBuiltin("repository_rule", func(_ *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		impl := kwarg(kwargs, "implementation").(starlark.Callable).Name()
+		return starlark.NewBuiltin(impl, func(_ *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			c := repoCall{rule: impl, kwargs: map[string]string{}}
+			for _, kv := range kwargs {
+				v := kv[1]
+				if s, ok := v.(starlark.String); ok {
+					if s == "" {
+						continue // an unset attribute
+					}
+					c.kwargs[string(kv[0].(starlark.String))] = string(s)
+					continue
+				}
+				if l, ok := v.(*starlark.List); ok && l.Len() == 0 {
+					continue
+				}
+				c.kwargs[string(kv[0].(starlark.String))] = v.String()
+			}
+			*calls = append(*calls, c)
+			return starlark.None, nil
+		}), nil
+	})
+	moduleExtension := starlark.NewBuiltin("module_extension", func(_ *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return kwarg(kwargs, "implementation"), nil
+	})
+	return &loader{
+		cache: map[string]starlark.StringDict{},
+		predeclared: starlark.StringDict{
+			"struct":           starlark.NewBuiltin("struct", starlarkstruct.Make),
+			"attr":             attr,
+			"repository_rule":  repositoryRule,
+			"module_extension": moduleExtension,
+			"tag_class":        none("tag_class"),
+			"Label":            none("Label"),
+		},
+	}
+}
+
+// tag is one offload.<sdk>(...) tag with every attribute set, as Bazel
+// hands them to the implementation.
+func tag(name string, kv ...string) starlark.Value {
+	d := starlark.StringDict{
+		"name": starlark.String(name), "path": starlark.String(""), "urls": starlark.NewList(nil),
+		"sha256": starlark.String(""), "strip_prefix": starlark.String(""), "type": starlark.String(""),
+		"version": starlark.String("22"),
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		d[kv[i]] = starlark.String(kv[i+1])
+	}
+	return starlarkstruct.FromStringDict(starlarkstruct.Default, d)
+}
+
+// module is a module's tags: {"llvm": [...], "rocm": [...], "cuda": [...]}.
+func module(tags map[string][]starlark.Value) starlark.Value {
+	d := starlark.StringDict{}
+	for _, sdk := range []string{"llvm", "rocm", "cuda"} {
+		d[sdk] = starlark.NewList(tags[sdk])
+	}
+	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
+		"tags": starlarkstruct.FromStringDict(starlarkstruct.Default, d),
+	})
+}
+
+func runExtension(t *testing.T, modules ...starlark.Value) []string {
+	t.Helper()
+	var calls []repoCall
+	g, err := extensionLoader(&calls).load("rules/extensions.bzl")
+	if err != nil {
+		t.Fatalf("loading rules/extensions.bzl: %v", err)
+	}
+	impl, ok := g["offload"].(starlark.Callable)
+	if !ok {
+		t.Fatalf("offload is %v, not the extension's implementation", g["offload"])
+	}
+	mctx := starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{"modules": starlark.NewList(modules)})
+	call(t, impl, mctx)
+	out := make([]string, len(calls))
+	for i, c := range calls {
+		out[i] = c.String()
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestExtensionDefaults(t *testing.T) {
+	got := runExtension(t, module(nil))
+	// No tags: each repository rule's own defaults (version "22" for LLVM).
+	want := []string{
+		"offload_cuda name=offload_cuda",
+		"offload_llvm name=offload_llvm",
+		"offload_rocm name=offload_rocm",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("repositories:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestExtensionRootTagsWin(t *testing.T) {
+	root := module(map[string][]starlark.Value{
+		"llvm": {tag("offload_llvm", "path", "/opt/llvm-22")},
+		"rocm": {tag("offload_rocm", "sha256", "ab12", "strip_prefix", "rocm-6.2")},
+	})
+	dep := module(map[string][]starlark.Value{
+		"llvm": {tag("offload_llvm", "path", "/elsewhere"), tag("offload_llvm16", "version", "16")},
+		"cuda": {tag("offload_cuda", "path", "/usr/local/cuda-12.4")},
+	})
+	got := runExtension(t, root, dep)
+	want := []string{
+		"offload_cuda name=offload_cuda path=/usr/local/cuda-12.4",
+		"offload_llvm name=offload_llvm path=/opt/llvm-22 version=22",
+		"offload_llvm name=offload_llvm16 version=16",
+		"offload_rocm name=offload_rocm sha256=ab12 strip_prefix=rocm-6.2",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("repositories:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
