@@ -676,3 +676,10 @@ def _cubin_hermetic_test(ctx):
     return analysistest.end(env)
 
 cubin_hermetic_test = analysistest.make(_cubin_hermetic_test)
+
+def _no_rocm_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "HIP target \"gfx906\" needs ROCm (HIP headers and device libraries), and the clang toolchain's ROCm has none: no HIP headers (include/hip/hip_runtime.h); looked in $ROCM_PATH")
+    return analysistest.end(env)
+
+no_rocm_test = analysistest.make(_no_rocm_test, expect_failure = True)
