@@ -48,13 +48,12 @@ def _rocm_flags(rocm):
     return flags
 
 def _cuda_flags(cuda):
-    """CUDA flags for a CUDA installation; ptxas is passed where it is declared."""
-    flags = [
+    """CUDA flags for a CUDA installation (--ptxas-path goes to cubin compiles only)."""
+    return [
         "--cuda-path=" + cuda.root,
         # clang warns about every CUDA release newer or older than it knows.
         "-Wno-unknown-cuda-version",
     ]
-    return flags
 
 def _predefines_wavefront_size(llvm, version):
     """Whether clang predefines __AMDGCN_WAVEFRONT_SIZE, which LLVM 22 dropped."""
