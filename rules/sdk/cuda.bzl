@@ -4,7 +4,7 @@ load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "first_existing",
 
 _CANDIDATES = ["/usr/local/cuda", "/usr/lib/cuda"]
 _TOOLS = ["ptxas", "fatbinary", "nvlink"]
-_LIB_DIRS = ["/lib64", "/lib", "/lib/x86_64-linux-gnu", "/targets/x86_64-linux/lib"]
+_LIB_DIRS = ["/lib64", "/lib", "/targets/x86_64-linux/lib"]
 
 # Debian's nvidia-cuda-toolkit keeps the headers in /usr/include, among
 # everything else's; the packages that own them say which they are.
@@ -14,25 +14,42 @@ def _is_cuda(rctx, root):
     return exists(rctx, root + "/include/cuda.h")
 
 def _link_headers(rctx, root):
-    """include/: the installation's include directory, or Debian's CUDA headers one by one."""
+    """include/: the installation's include directory, or Debian's CUDA headers one by one.
+
+    Returns:
+      "own" (a self-contained toolkit tree), "debian" (headers, tools and
+      libraries spread over /usr), or "" when there is no cuda_runtime.h.
+    """
     include = realpath(rctx, root + "/include")
     if exists(rctx, include + "/cuda_runtime.h"):
         rctx.symlink(include, "include")
-        return True
+        return "own"
     res = rctx.execute(["sh", "-c", "dpkg-query -L \"$@\" | while read -r f; do [ -f \"$f\" ] && echo \"$f\"; done", "sh"] +
                        _DEBIAN_HEADER_PACKAGES)
     headers = [f for f in res.stdout.splitlines() if f.startswith("/usr/include/")]
     for h in headers:
         rctx.symlink(realpath(rctx, h), "include/" + h[len("/usr/include/"):])
-    return "/usr/include/cuda_runtime.h" in headers
+    return "debian" if "/usr/include/cuda_runtime.h" in headers else ""
 
-def _find_tool(rctx, root, name):
-    """bin/<name> of the installation; for Debian's layout, the one on PATH."""
+def _find_tool(rctx, root, layout, name):
+    """bin/<name> of the installation; for Debian's layout only, the one on PATH.
+
+    A self-contained tree (an archive, /usr/local/cuda) never borrows the
+    machine's tools: that would put undeclared host files into the SDK.
+    """
     own = root + "/bin/" + name
     if exists(rctx, own):
         return own
+    if layout != "debian":
+        return None
     found = rctx.which(name)
     return str(found) if found else None
+
+def _find_library(rctx, root, layout, name):
+    dirs = [root + d for d in _LIB_DIRS]
+    if layout == "debian":
+        dirs.append("/usr/lib/x86_64-linux-gnu")
+    return first_existing(rctx, [d + "/" + name for d in dirs])
 
 def _archs(rctx, ptxas):
     """sm_XX and compute_XX from ptxas --help (its list of --gpu-name values)."""
@@ -57,7 +74,8 @@ def _offload_cuda_repository_impl(rctx):
         write_not_found(rctx, "cuda", "no include/cuda.h; " + where +
                                       " (Debian: add contrib non-free to apt's sources, apt-get install nvidia-cuda-toolkit)")
         return
-    if not _link_headers(rctx, root):
+    layout = _link_headers(rctx, root)
+    if not layout:
         write_not_found(rctx, "cuda", "%s has cuda.h but not cuda_runtime.h" % where)
         return
     libdevice = root + "/nvvm/libdevice"
@@ -65,12 +83,12 @@ def _offload_cuda_repository_impl(rctx):
         rctx.symlink(realpath(rctx, libdevice), "nvvm/libdevice")
     tools = {}
     for t in _TOOLS:
-        found = _find_tool(rctx, root, t)
+        found = _find_tool(rctx, root, layout, t)
         if found:
             link(rctx, found, "bin/" + t)
             tools[t] = '"bin/%s"' % t
     for lib in ("libcudart_static.a", "libcudart.so"):
-        path = first_existing(rctx, [root + d + "/" + lib for d in _LIB_DIRS] + ["/usr/lib/x86_64-linux-gnu/" + lib])
+        path = _find_library(rctx, root, layout, lib)
         if path:
             link(rctx, path, "lib64/" + lib)
 

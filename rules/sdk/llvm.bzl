@@ -12,14 +12,12 @@ def _is_llvm(rctx, root):
 
 def _local_candidates(rctx):
     """The install directory of clang-<version> (or clang) found on PATH."""
-    names = ["clang-" + rctx.attr.version] if rctx.attr.version else ["clang"]
-    out = []
-    for n in names:
-        found = rctx.which(n)
-        if found:
-            # /usr/bin/clang-22 -> /usr/lib/llvm-22/bin/clang: the install is two up.
-            out.append(rctx.path(realpath(rctx, str(found))).dirname.dirname)
-    return [str(p) for p in out]
+    found = rctx.which("clang-" + rctx.attr.version if rctx.attr.version else "clang")
+    if not found:
+        return []
+
+    # /usr/bin/clang-22 -> /usr/lib/llvm-22/bin/clang: the install is two up.
+    return [str(rctx.path(realpath(rctx, str(found))).dirname.dirname)]
 
 def _clang_version(rctx, clang):
     res = rctx.execute([clang, "--version"])

@@ -21,7 +21,7 @@ def _device_lib_dir(rctx, root):
             return d
     return None
 
-def _library_dir(rctx, root):
+def _runtime_library(rctx, root):
     return first_existing(rctx, [
         root + "/lib/libamdhip64.so",
         root + "/lib/x86_64-linux-gnu/libamdhip64.so",
@@ -54,7 +54,7 @@ def _offload_rocm_repository_impl(rctx):
     version_file = first_existing(rctx, [root + "/share/hip/version", root + "/bin/.hipVersion"])
     if version_file:
         link(rctx, version_file, "share/hip/version")
-    runtime = _library_dir(rctx, root)
+    runtime = _runtime_library(rctx, root)
     if runtime:
         link(rctx, runtime, "lib/libamdhip64.so")
 
