@@ -5,7 +5,13 @@ without breaking users. See each symbol's docs for its attributes.
 """
 
 load("//rules/private:flags.bzl", _offload_targets_flag = "offload_targets_flag")
-load("//rules/private:macros.bzl", _offload_bundle = "offload_bundle", _offload_package = "offload_package")
+load(
+    "//rules/private:macros.bzl",
+    _cuda_library = "cuda_library",
+    _hip_library = "hip_library",
+    _offload_bundle = "offload_bundle",
+    _offload_package = "offload_package",
+)
 load(
     "//rules/private:providers.bzl",
     _OffloadBundleInfo = "OffloadBundleInfo",
@@ -23,6 +29,7 @@ load("//rules/private:toolchain.bzl", _offload_clang_toolchain = "offload_clang_
 load("//rules/private/rules:device_archive.bzl", _device_archive = "device_archive")
 load("//rules/private/rules:offload_bundle.bzl", _offload_bundle_rule = "offload_bundle_rule")
 load("//rules/private/rules:offload_cuda.bzl", _offload_cuda = "offload_cuda")
+load("//rules/private/rules:offload_library.bzl", _offload_library = "offload_library")
 load("//rules/private/rules:offload_llvm.bzl", _offload_llvm = "offload_llvm")
 load("//rules/private/rules:offload_package.bzl", _offload_package_rule = "offload_package_rule")
 load("//rules/private/rules:offload_rocm.bzl", _offload_rocm = "offload_rocm")
@@ -34,6 +41,9 @@ offload_bundle = _offload_bundle
 offload_package = _offload_package
 device_archive = _device_archive
 offload_wrapper = _offload_wrapper
+offload_library = _offload_library
+hip_library = _hip_library
+cuda_library = _cuda_library
 offload_bundle_rule = _offload_bundle_rule
 offload_package_rule = _offload_package_rule
 

@@ -15,6 +15,8 @@ MNEMONICS = struct(
     embed = "OffloadEmbed",
     unbundle_archive = "OffloadUnbundleArchive",
     wrap = "OffloadWrap",
+    host_compile = "OffloadHostCompile",
+    fatbinary = "OffloadFatbinary",
 )
 
 # Actions whose command lines carry paths only as File arguments can run

@@ -4,6 +4,7 @@ load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private/actions:compile.bzl", "emit_device_compile", "emit_device_link")
 load(":common.bzl", "IMAGE_TYPES")
+load(":compilation_mode.bzl", "mode_copts")
 load(":providers.bzl", "OffloadImageInfo", "OffloadTargetsInfo")
 load(":sdk_check.bzl", "sdk_error")
 load(":targets.bzl", "resolve_target", "resolve_targets", "target_dir")
@@ -86,8 +87,16 @@ def _stem(src):
     dot = base.rfind(".")
     return base[:dot] if dot > 0 else base
 
-def _stems(srcs):
-    """Per-source output stems, with an index where basenames collide."""
+def source_stems(srcs):
+    """Per-source output stems, with an index where basenames collide.
+
+    Args:
+      srcs: list of File.
+
+    Returns:
+      list of string, one per source: "scale", or "1/scale" for the
+      second of two sources named scale.*.
+    """
     counts = {}
     for s in srcs:
         counts[_stem(s)] = counts.get(_stem(s), 0) + 1
@@ -130,7 +139,7 @@ def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwa
       list of OffloadImageInfo, by target then source.
     """
     images = []
-    stems = _stems(srcs)
+    stems = source_stems(srcs)
     prefix = "_offload/%s/" % ctx.label.name
     for t in targets:
         plan = compile_plan(ctx, clang, kind, file_type, t)
@@ -239,7 +248,7 @@ def compile_kwargs(ctx):
         fail("%s: cuid names one compilation unit; there are %d sources" % (ctx.label, len(ctx.files.srcs)))
     return dict(
         cuid = ctx.attr.cuid,
-        copts = ctx.attr.copts,
+        copts = mode_copts(ctx) + ctx.attr.copts,
         defines = ctx.attr.defines,
         includes = includes,
         compilation_context = cc,

@@ -1,6 +1,7 @@
 """Macros that give the rules their public attribute shapes."""
 
 load("//rules/private/rules:offload_bundle.bzl", "offload_bundle_rule")
+load("//rules/private/rules:offload_library.bzl", "offload_library")
 load("//rules/private/rules:offload_package.bzl", "offload_package_rule")
 
 def _invert_images(name, images):
@@ -31,3 +32,21 @@ def offload_package(name, images = None, **kwargs):
       **kwargs: the attributes of offload_package_rule.
     """
     offload_package_rule(name = name, images = _invert_images(name, images), **kwargs)
+
+def hip_library(name, **kwargs):
+    """offload_library(kind = "hip"): HIP sources, device and host halves, as CcInfo.
+
+    Args:
+      name: the target name.
+      **kwargs: the attributes of offload_library.
+    """
+    offload_library(name = name, kind = "hip", **kwargs)
+
+def cuda_library(name, **kwargs):
+    """offload_library(kind = "cuda"): CUDA sources, device and host halves, as CcInfo.
+
+    Args:
+      name: the target name.
+      **kwargs: the attributes of offload_library.
+    """
+    offload_library(name = name, kind = "cuda", **kwargs)

@@ -147,24 +147,33 @@ fi
 
 main_bin=$(bz info "${bazel_flags[@]}" bazel-bin 2>/dev/null)/external/rules_offload_examples
 
-# 5. Adding a target runs only that target's compile (and the bundle).
+# 5. Adding a target runs only that target's compiles and what follows them:
+# for the bundle its compile and the bundle; for the two-source library per
+# source its compile, the fat binary and the host compile.
 flag=--@rules_offload//rules:targets
-if bz build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+" //integration:incremental >"$scratch/inc1.log" 2>&1 &&
+inc=(//integration:incremental //integration:incremental_library)
+if bz build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+" "${inc[@]}" >"$scratch/inc1.log" 2>&1 &&
   bz build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+,gfx908" \
-    --execution_log_json_file="$scratch/inc2.json" //integration:incremental >"$scratch/inc2.log" 2>&1; then
-  ran=$(grep -oE '"mnemonic": "Offload[A-Za-z]*"' "$scratch/inc2.json" | sed 's/"mnemonic": //' | sort | uniq -c |
+    --execution_log_json_file="$scratch/inc2.json" "${inc[@]}" >"$scratch/inc2.log" 2>&1; then
+  ran=$(grep -oE '"mnemonic": "Offload[A-Za-z]*"' "$scratch/inc2.json" | sed 's/"mnemonic": "//; s/"//' | sort | uniq -c |
     awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')
-  # (Bazel's JSON writes '=' as \u003d.)
-  archs=$(grep -oE '"--offload-arch(=|\\u003d)[^"]*"' "$scratch/inc2.json" | sed 's/\\u003d/=/' | sort -u | tr '\n' ' ')
-  bundles=$(grep -c '"mnemonic": "OffloadBundle"' "$scratch/inc2.json")
-  if [ "$bundles" -eq 1 ] && { [ -z "$archs" ] || [ "$archs" = '"--offload-arch=gfx908" ' ]; }; then
-    ok "incremental: adding gfx908 ran only${archs:+ its compile and} the bundle ($ran)"
+  # (Bazel's JSON writes '=' as \u003d.) Compiles name one target each.
+  archs=$(grep -oE '"--offload-arch(=|\\u003d)[^"]*"' "$scratch/inc2.json" | sed 's/\\u003d/=/' | sort | uniq -c |
+    awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')
+  want_ran="OffloadBundle x3, OffloadCompile x3, OffloadHostCompile x2"
+  # The host compiles list every target; the compiles gfx908 alone.
+  want_archs='"--offload-arch=gfx906" x2, "--offload-arch=gfx908" x5, "--offload-arch=gfx90a:xnack+" x2'
+  if [ "$ran" = "$want_ran" ] && [ "$archs" = "$want_archs" ]; then
+    ok "incremental: adding gfx908 ran only its compiles, the fat binaries and the host compiles ($ran)"
   else
-    bad "incremental: adding gfx908 ran $ran with ${archs:-no compiles}"
+    bad "incremental: adding gfx908 ran $ran (want $want_ran) with $archs (want $want_archs)"
   fi
 else
   bad "incremental: build failed: $(tail -3 "$scratch/inc2.log" "$scratch/inc1.log")"
 fi
+
+# 5b. -c opt: device code equals clang's single-command -O2 build.
+source "$here/opt.sh"
 
 # 6. Hermetic toolchains: SDK files as inputs, SDK bytes in the keys,
 # compilers in the keys, the README's WORKSPACE, archives with sha256.

@@ -39,6 +39,68 @@ def wavefront_size(processor):
         return 32  # gfx1010 ... gfx1201, and gfx10-1-generic ... gfx12-generic
     return 64
 
+def source_cuid(ctx, src):
+    """The default compilation unit ID of a source: the same on every machine.
+
+    The device compiles and the host compile of a source must agree on it:
+    names of static __device__ variables and the fat binary symbol derive
+    from it.
+
+    Args:
+      ctx: the rule context.
+      src: File.
+
+    Returns:
+      string.
+    """
+    return stable_id(str(ctx.label) + "|" + src.short_path)
+
+def add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes, compilation_context, hdrs):
+    """Adds the flags every compile of a source shares (device or host half).
+
+    Order: toolchain flags, SDK flags of the kind, the wavefront define,
+    deps' compilation context, the rule's defines and includes, its copts.
+
+    Args:
+      args: the action's Args.
+      clang: OffloadClangInfo.
+      kind: "hip", "cuda" or "openmp".
+      wavefront: the __AMDGCN_WAVEFRONT_SIZE to define (old HIP headers), or 0.
+      src: File, the source.
+      copts: list of string, after everything else.
+      defines: list of "NAME=VALUE" for -D.
+      includes: list of execroot-relative include directories.
+      compilation_context: CcInfo.compilation_context of deps, or None.
+      hdrs: list of File the source may include.
+
+    Returns:
+      (depset of input Files, execution requirements dict).
+    """
+
+    # Debug info and __FILE__ must not name the execroot or sandbox.
+    args.add("-fdebug-compilation-dir=.")
+    args.add_all(clang.copts)
+    args.add_all(clang.kind_copts.get(kind, []))
+    if wavefront and clang.hip_wavefront_define:
+        args.add("-D__AMDGCN_WAVEFRONT_SIZE=%d" % wavefront)
+    transitive = [clang.files]
+    if kind in clang.kind_files:
+        transitive.append(clang.kind_files[kind])
+    mapping = dict(SUPPORTS_PATH_MAPPING)
+    if compilation_context:
+        # Include directories arrive as strings that path mapping cannot
+        # rewrite, so actions with deps run with unmapped paths.
+        mapping = {}
+        args.add_all(compilation_context.defines, format_each = "-D%s")
+        args.add_all(compilation_context.includes, format_each = "-I%s")
+        args.add_all(compilation_context.quote_includes, before_each = "-iquote")
+        args.add_all(compilation_context.system_includes, before_each = "-isystem")
+        transitive.append(compilation_context.headers)
+    args.add_all(defines, format_each = "-D%s")
+    args.add_all(includes, format_each = "-I%s")
+    args.add_all(copts)
+    return depset([src] + list(hdrs), transitive = transitive), mapping
+
 def emit_device_compile(
         ctx,
         clang,
@@ -78,41 +140,20 @@ def emit_device_compile(
     args.add_all(target_flags(target, kind))
     args.add_all(emit_flags)
     if kind in ("hip", "cuda"):
-        args.add("-cuid=" + (cuid or stable_id(str(ctx.label) + "|" + src.short_path)))
-
-    # Debug info and __FILE__ must not name the execroot or sandbox.
-    args.add("-fdebug-compilation-dir=.")
-    args.add_all(clang.copts)
-    args.add_all(clang.kind_copts.get(kind, []))
+        args.add("-cuid=" + (cuid or source_cuid(ctx, src)))
     if clang.ptxas and kind == "cuda" and "-c" in emit_flags and "-emit-llvm" not in emit_flags:
         args.add("--ptxas-path=" + clang.ptxas)  # a cubin: clang runs ptxas
-    if kind == "hip" and clang.hip_wavefront_define and target.triple.startswith("amdgcn"):
-        args.add("-D__AMDGCN_WAVEFRONT_SIZE=%d" % wavefront_size(target.processor))
-
-    inputs = [src] + list(hdrs)
-    transitive = [clang.files]
-    if kind in clang.kind_files:
-        transitive.append(clang.kind_files[kind])
-    mapping = dict(SUPPORTS_PATH_MAPPING)
-    if compilation_context:
-        # Include directories arrive as strings that path mapping cannot
-        # rewrite, so actions with deps run with unmapped paths.
-        mapping = {}
-        args.add_all(compilation_context.defines, format_each = "-D%s")
-        args.add_all(compilation_context.includes, format_each = "-I%s")
-        args.add_all(compilation_context.quote_includes, before_each = "-iquote")
-        args.add_all(compilation_context.system_includes, before_each = "-isystem")
-        transitive.append(compilation_context.headers)
-    args.add_all(defines, format_each = "-D%s")
-    args.add_all(includes, format_each = "-I%s")
-    args.add_all(copts)
+    wavefront = 0
+    if kind == "hip" and target.triple.startswith("amdgcn"):
+        wavefront = wavefront_size(target.processor)
+    inputs, mapping = add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes, compilation_context, hdrs)
     args.add("-o", out)
     args.add(src)
 
     ctx.actions.run(
         executable = clang.executable or clang.path,
         arguments = [args],
-        inputs = depset(inputs, transitive = transitive),
+        inputs = inputs,
         outputs = [out],
         mnemonic = MNEMONICS.compile,
         progress_message = "Compiling %s for %s (%s)" % (src.short_path, target.name, ctx.label),

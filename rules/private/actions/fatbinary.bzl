@@ -1,0 +1,60 @@
+"""The NVIDIA fat binary: cubins and PTX in the container the CUDA runtime loads."""
+
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "MNEMONICS", "SUPPORTS_PATH_MAPPING", "toolchain_kwargs")
+
+def fatbinary_image_flag(image):
+    """fatbinary's --image3 for one device image, as clang's CUDA driver writes it.
+
+    Args:
+      image: OffloadImageInfo of a cubin or PTX image.
+
+    Returns:
+      string without the file ("--image3=kind=elf,sm=70,file="): the file
+      follows.
+    """
+    kind = "ptx" if image.image_kind == "ptx" else "elf"
+    return "--image3=kind=%s,sm=%s,file=" % (kind, image.processor[len("sm_"):])
+
+def _clang_order(image):
+    """clang's driver lists images by architecture (sm_52, sm_90, sm_90a), cubin before PTX."""
+    arch = image.processor[len("sm_"):]
+    digits = ""
+    for c in arch.elems():
+        if not c.isdigit():
+            break
+        digits += c
+    number = int(digits) if digits else 0
+    return (number, arch[len(digits):], 1 if image.image_kind == "ptx" else 0)
+
+def emit_fatbinary(ctx, cuda, images, out):
+    """Runs the CUDA installation's fatbinary over one source's images.
+
+    The offload tool writes LLVM's containers; the NVIDIA fat binary format
+    is undocumented, so NVIDIA's own tool (an input, from offload_cuda)
+    writes it, with the command line clang's driver uses (images in its
+    order, so the bytes equal clang's).
+
+    Args:
+      ctx: the rule context.
+      cuda: OffloadCudaInfo with a fatbinary.
+      images: list of OffloadImageInfo (cubins and PTX).
+      out: File, the fat binary to write.
+
+    Returns:
+      The output File.
+    """
+    args = ctx.actions.args()
+    args.add_all(["-64", "--create", out])
+    for image in sorted(images, key = _clang_order):
+        args.add(image.file, format = fatbinary_image_flag(image) + "%s")
+    ctx.actions.run(
+        executable = cuda.fatbinary,
+        arguments = [args],
+        inputs = [image.file for image in images],
+        outputs = [out],
+        mnemonic = MNEMONICS.fatbinary,
+        progress_message = "Writing NVIDIA fat binary %s (%s)" % (out.short_path, ctx.label),
+        execution_requirements = SUPPORTS_PATH_MAPPING,
+        **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
+    )
+    return out

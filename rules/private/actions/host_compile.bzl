@@ -1,0 +1,77 @@
+"""The host half of a HIP or CUDA source: one compile per source."""
+
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "LANGUAGE_FLAGS", "MNEMONICS", "toolchain_kwargs")
+load(":compile.bzl", "add_source_flags")
+
+# The wavefront size the host half sees: clang 21 and older predefined 64 on
+# the host, and ROCm 5's headers read the macro there too (warpSize).
+_HOST_WAVEFRONT_SIZE = 64
+
+def offload_archs(targets):
+    """--offload-arch values for a host compile, as the single-command build passes them.
+
+    Args:
+      targets: resolved targets.
+
+    Returns:
+      list of string, without duplicates (sm_90 and compute_90 give one).
+    """
+    archs = []
+    for t in targets:
+        arch = t.target_id or t.processor
+        if arch and arch not in archs:
+            archs.append(arch)
+    return archs
+
+def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, source_kwargs):
+    """Compiles the host half of one source, the fat binary embedded.
+
+    `-Xclang -fcuda-include-gpubinary` is what clang's own one-step `-c`
+    does: the object then holds the fat binary and the constructor that
+    registers it and the source's kernels with the runtime. The cuid must be
+    the device compiles' one.
+
+    Args:
+      ctx: the rule context.
+      clang: OffloadClangInfo.
+      src: File, the source.
+      kind: "hip" or "cuda".
+      targets: resolved targets (their --offload-arch flags).
+      gpubinary: File, the HIP fat binary or NVIDIA fat binary of this source.
+      out: File, the host object to write.
+      cuid: string, the compilation unit ID.
+      source_kwargs: dict: copts, defines, includes, compilation_context, hdrs
+        (as for emit_device_compile).
+
+    Returns:
+      The output File.
+    """
+    args = ctx.actions.args()
+    args.add_all(LANGUAGE_FLAGS[kind])
+    args.add_all(offload_archs(targets), format_each = "--offload-arch=%s")
+    args.add_all(["--offload-host-only", "-c", "-cuid=" + cuid])
+
+    # Host objects may go into shared libraries (cc_test links dynamically).
+    args.add("-fPIC")
+    inputs, mapping = add_source_flags(
+        args,
+        clang,
+        kind,
+        _HOST_WAVEFRONT_SIZE if kind == "hip" else 0,
+        src,
+        **source_kwargs
+    )
+    args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", gpubinary])
+    args.add("-o", out)
+    args.add(src)
+    ctx.actions.run(
+        executable = clang.executable or clang.path,
+        arguments = [args],
+        inputs = depset([gpubinary], transitive = [inputs]),
+        outputs = [out],
+        mnemonic = MNEMONICS.host_compile,
+        progress_message = "Compiling host half of %s (%s)" % (src.short_path, ctx.label),
+        execution_requirements = mapping,
+        **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
+    )
+    return out

@@ -1,0 +1,128 @@
+"""offload_library: a HIP or CUDA library, device and host halves, as CcInfo."""
+
+load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+load("//rules/private:attrs.bzl", "compile_attrs")
+load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context", "public_compilation_context")
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "OFFLOAD_TOOLCHAIN_TYPE")
+load("//rules/private:images.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
+load("//rules/private:runtime.bzl", "runtime_library")
+load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
+load("//rules/private/actions:bundle.bzl", "emit_bundle")
+load("//rules/private/actions:compile.bzl", "source_cuid")
+load("//rules/private/actions:fatbinary.bzl", "emit_fatbinary")
+load("//rules/private/actions:host_compile.bzl", "emit_host_compile")
+
+# clang's HIP fat binaries: an empty host entry with this ID, 4096-byte alignment.
+_HIPFB_HOST_ID = "host-" + DEFAULT_HOST_TRIPLE + "-"
+_HIPFB_ALIGN = 4096
+
+def _check_copts(ctx):
+    for flag in ctx.attr.copts:
+        if flag in ("-fgpu-rdc", "-fno-gpu-rdc", "--offload-new-driver", "-fcuda-rdc"):
+            fail("%s: copts: %s is the rule's choice, not a flag: relocatable device code needs the " % (ctx.label, flag) +
+                 "device link of every library of a binary (rdc = True), which one compile cannot do")
+        if flag.startswith("--offload-arch") or flag.startswith("--cuda-gpu-arch"):
+            fail("%s: copts: %s: list offload targets in targets (or --@rules_offload//rules:targets)" % (ctx.label, flag))
+
+def _bundle_id(image):
+    return image.bundle_id
+
+def _gpubinary(ctx, clang, kind, images, stem):
+    """One source's device images in the container its host half embeds."""
+    if kind == "hip":
+        out = ctx.actions.declare_file("_offload/%s/%s.hipfb" % (ctx.label.name, stem))
+        host = ctx.actions.declare_file("_offload/%s/%s.host.empty" % (ctx.label.name, stem))
+        ctx.actions.write(host, "")
+        images = sorted(images, key = _bundle_id)
+        emit_bundle(ctx, find_offload_tool(ctx), "o", _HIPFB_HOST_ID, host, images, out, _HIPFB_ALIGN)
+        return out
+    if not clang.cuda or not clang.cuda.fatbinary:
+        fail("%s: CUDA needs NVIDIA's fatbinary to make the fat binary the runtime loads; " % ctx.label +
+             "the clang toolchain's CUDA installation has none")
+    out = ctx.actions.declare_file("_offload/%s/%s.fatbin" % (ctx.label.name, stem))
+    return emit_fatbinary(ctx, clang.cuda, images, out)
+
+def _offload_library_impl(ctx):
+    kind = ctx.attr.kind
+    _check_copts(ctx)
+    clang = find_clang(ctx)
+    targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, True)
+    runtime, err = runtime_library(clang, kind, ctx.attr.runtime)
+    if err:
+        fail("%s: %s" % (ctx.label, err))
+    srcs = ctx.files.srcs
+    kwargs = compile_kwargs(ctx)
+    source_kwargs = {k: v for k, v in kwargs.items() if k != "cuid"}
+
+    # Device half: one compile per (target, source), as offload_bundle.
+    images = compile_images(ctx, clang, kind, "o", targets, srcs, "never", kwargs)
+
+    # Host half: per source, its images in a fat binary, embedded.
+    objects = []
+    stems = source_stems(srcs)
+    for i, src in enumerate(srcs):
+        stem = stems[i]
+        mine = [images[t * len(srcs) + i] for t in range(len(targets))]
+        gpubinary = _gpubinary(ctx, clang, kind, mine, stem)
+        obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
+        cuid = ctx.attr.cuid or source_cuid(ctx, src)
+        emit_host_compile(ctx, clang, src, kind, targets, gpubinary, obj, cuid, source_kwargs)
+        objects.append(obj)
+
+    cc = cc_setup(ctx)
+    linking = [objects_linking_context(ctx, cc, objects, ctx.attr.alwayslink)]
+    if runtime:
+        linking.append(library_linking_context(ctx, cc, runtime.static, runtime.dynamic, runtime.flags))
+    linking.append(library_linking_context(ctx, cc, link_flags = ctx.attr.linkopts))
+    compilation = public_compilation_context(ctx.files.hdrs, kwargs["includes"], ctx.attr.defines)
+    cc_info = merge(compilation, linking, [d[CcInfo] for d in ctx.attr.deps])
+
+    groups = output_groups(images)
+    groups["host_objects"] = depset(objects)
+    return [
+        DefaultInfo(files = depset(objects)),
+        cc_info,
+        OutputGroupInfo(**groups),
+    ]
+
+_ATTRS = compile_attrs("o")
+_ATTRS.pop("type")
+_ATTRS.update({
+    "kind": attr.string(
+        doc = "Offload kind: \"hip\" or \"cuda\".",
+        mandatory = True,
+        values = ["hip", "cuda"],
+    ),
+    "runtime": attr.string(
+        doc = "The offload runtime to link: \"\" (HIP: libamdhip64.so; CUDA: libcudart_static.a " +
+              "with -ldl -lrt -lpthread, as nvcc), \"shared\" (CUDA: libcudart.so), \"static\" or " +
+              "\"none\" (link it yourself). From the clang toolchain's ROCm or CUDA installation.",
+        values = ["", "static", "shared", "none"],
+    ),
+    "linkopts": attr.string_list(doc = "Flags for the link of binaries that depend on this library."),
+    "alwayslink": attr.bool(
+        doc = "Link every object even if nothing refers to it (kernels launched only through " +
+              "the runtime by name).",
+    ),
+    "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
+})
+
+offload_library = rule(
+    implementation = _offload_library_impl,
+    doc = """A HIP or CUDA library: sources with kernels and the host code that launches them.
+
+Per source: one OffloadCompile per target (AMDGPU code objects; CUDA cubins
+for sm_XX, PTX for compute_XX), the images in the fat binary the runtime
+loads (a HIP fat binary by `offload bundler`; an NVIDIA fat binary by the
+CUDA installation's fatbinary), and one OffloadHostCompile that embeds it
+with the same cuid, as clang's own `-c` does. The result is CcInfo: the host
+objects, hdrs/includes/defines for dependents, deps, and the runtime
+(libamdhip64; cudart), so cc_binary(deps = [...]) links a program.
+
+Compilation mode drives both halves: -c opt adds -O2, -c dbg -g; copts
+come after and win.""",
+    attrs = _ATTRS,
+    fragments = ["cpp"],
+    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)] + use_cc_toolchain(),
+)

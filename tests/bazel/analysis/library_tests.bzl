@@ -1,0 +1,175 @@
+"""Analysis tests of offload_library: both halves, the cuid, CcInfo, modes, errors."""
+
+load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+
+def _actions(env, mnemonic):
+    return [a for a in analysistest.target_actions(env) if a.mnemonic == mnemonic]
+
+def _count(env, mnemonic, want):
+    asserts.equals(env, want, len(_actions(env, mnemonic)), "number of %s actions" % mnemonic)
+
+def _value(argv, prefix):
+    for a in argv:
+        if a.startswith(prefix):
+            return a[len(prefix):]
+    return None
+
+def _after(argv, flag):
+    """The argument after the last -Xclang <flag>."""
+    for i in range(len(argv) - 3, -1, -1):
+        if argv[i] == flag and argv[i + 1] == "-Xclang":
+            return argv[i + 2]
+    return None
+
+def _has(env, argv, arg, what):
+    if arg not in argv:
+        analysistest.fail(env, "%s: %r missing from %r" % (what, arg, argv))
+
+def _source(action):
+    return action.argv[-1]
+
+def _libraries(cc_info):
+    """Basenames of the static and dynamic libraries and objects a binary links."""
+    names = []
+    for li in cc_info.linking_context.linker_inputs.to_list():
+        for lib in li.libraries:
+            for f in [lib.static_library, lib.pic_static_library, lib.dynamic_library]:
+                if f and f.basename not in names:
+                    names.append(f.basename)
+            for o in (lib.objects or []) + (lib.pic_objects or []):
+                if o.basename not in names:
+                    names.append(o.basename)
+    return names
+
+def _link_flags(cc_info):
+    flags = []
+    for li in cc_info.linking_context.linker_inputs.to_list():
+        flags += li.user_link_flags
+    return flags
+
+def _halves_agree(env):
+    """Each host compile embeds its own source's fat binary, with its cuid."""
+    compiles = _actions(env, "OffloadCompile")
+    for host in _actions(env, "OffloadHostCompile"):
+        src = _source(host)
+        cuid = _value(host.argv, "-cuid=")
+        device = [a for a in compiles if _source(a) == src]
+        if not device:
+            analysistest.fail(env, "no device compile of %s" % src)
+        for a in device:
+            asserts.equals(env, cuid, _value(a.argv, "-cuid="), "cuid of %s, device and host" % src)
+        for arg in ["--offload-host-only", "-c", "-fPIC"]:
+            _has(env, host.argv, arg, "host compile")
+        embedded = _after(host.argv, "-fcuda-include-gpubinary")
+        stem = src.rpartition("/")[2].rpartition(".")[0]
+        if not embedded or not embedded.rpartition("/")[2].startswith(stem + "."):
+            analysistest.fail(env, "host compile of %s embeds %r" % (src, embedded))
+        if embedded not in [f.path for f in host.inputs.to_list()]:
+            analysistest.fail(env, "the embedded fat binary %s is not an input" % embedded)
+
+def _hip_library_test(ctx):
+    env = analysistest.begin(ctx)
+    _count(env, "OffloadCompile", 6)  # 2 sources x 3 targets
+    _count(env, "OffloadBundle", 2)
+    _count(env, "OffloadHostCompile", 2)
+    _count(env, "OffloadDeviceLink", 0)
+    _halves_agree(env)
+    for b in _actions(env, "OffloadBundle"):
+        _has(env, b.argv, "-bundle-align=4096", "HIP fat binary")
+        targets = _value(b.argv, "-targets=")
+        asserts.equals(env, "host-x86_64-unknown-linux-gnu-,hipv4-amdgcn-amd-amdhsa--gfx1030," +
+                            "hipv4-amdgcn-amd-amdhsa--gfx906,hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", targets)
+    for h in _actions(env, "OffloadHostCompile"):
+        for arg in [
+            "-x",
+            "hip",
+            "--offload-arch=gfx90a:xnack+",
+            "--offload-arch=gfx906",
+            "--rocm-path=external/offload_rocm",
+            "-mcode-object-version=5",
+            "-D__AMDGCN_WAVEFRONT_SIZE=64",
+            "-DSCALE=2",
+        ]:
+            _has(env, h.argv, arg, "HIP host compile")
+    info = analysistest.target_under_test(env)[CcInfo]
+    libs = _libraries(info)
+    for want in ["a.o", "b.o", "libamdhip64.so"]:
+        if want not in libs:
+            analysistest.fail(env, "CcInfo links %r, not %s" % (libs, want))
+    headers = [f.basename for f in info.compilation_context.headers.to_list()]
+    if "dep.h" not in headers:
+        analysistest.fail(env, "hdrs not public: %r" % headers)
+    if "SCALE=2" not in info.compilation_context.defines.to_list():
+        analysistest.fail(env, "defines not public")
+    return analysistest.end(env)
+
+hip_library_test = analysistest.make(_hip_library_test)
+
+def _cuda_library_test(ctx):
+    env = analysistest.begin(ctx)
+    _count(env, "OffloadCompile", 2)
+    _count(env, "OffloadFatbinary", 1)
+    _count(env, "OffloadHostCompile", 1)
+    _halves_agree(env)
+    fb = _actions(env, "OffloadFatbinary")
+    if fb:
+        argv = fb[0].argv
+        asserts.equals(env, "external/offload_cuda/bin/fatbinary", argv[0], "NVIDIA's fatbinary from @offload_cuda")
+        images = sorted([a.rpartition("=")[0] for a in argv if a.startswith("--image3=")])
+        asserts.equals(env, ["--image3=kind=elf,sm=70,file", "--image3=kind=ptx,sm=90,file"], images)
+    for h in _actions(env, "OffloadHostCompile"):
+        for arg in ["-x", "cuda", "--offload-arch=sm_70", "--offload-arch=sm_90", "--cuda-path=external/offload_cuda"]:
+            _has(env, h.argv, arg, "CUDA host compile")
+    info = analysistest.target_under_test(env)[CcInfo]
+    if "libcudart_static.a" not in _libraries(info):
+        analysistest.fail(env, "cudart_static not linked: %r" % _libraries(info))
+    flags = _link_flags(info)
+    for f in ["-ldl", "-lrt", "-lpthread"]:
+        if f not in flags:
+            analysistest.fail(env, "%s not in the link flags %r" % (f, flags))
+    return analysistest.end(env)
+
+cuda_library_test = analysistest.make(_cuda_library_test)
+
+def _cudart_shared_test(ctx):
+    env = analysistest.begin(ctx)
+    libs = _libraries(analysistest.target_under_test(env)[CcInfo])
+    if "libcudart.so" not in libs or "libcudart_static.a" in libs:
+        analysistest.fail(env, "runtime = \"shared\" links %r" % libs)
+    return analysistest.end(env)
+
+cudart_shared_test = analysistest.make(_cudart_shared_test)
+
+def _mode_flag_test(ctx):
+    env = analysistest.begin(ctx)
+    for m in ["OffloadCompile", "OffloadHostCompile"]:
+        for a in _actions(env, m):
+            _has(env, a.argv, ctx.attr.flag, "%s under this compilation mode" % m)
+    return analysistest.end(env)
+
+library_opt_test = analysistest.make(
+    _mode_flag_test,
+    attrs = {"flag": attr.string(default = "-O2")},
+    config_settings = {"//command_line_option:compilation_mode": "opt"},
+)
+
+library_dbg_test = analysistest.make(
+    _mode_flag_test,
+    attrs = {"flag": attr.string(default = "-g")},
+    config_settings = {"//command_line_option:compilation_mode": "dbg"},
+)
+
+def _rdc_copt_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "copts: -fgpu-rdc is the rule's choice")
+    return analysistest.end(env)
+
+library_rdc_copt_test = analysistest.make(_rdc_copt_test, expect_failure = True)
+
+def _hip_static_runtime_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "ROCm's HIP runtime (libamdhip64) is a shared library only")
+    return analysistest.end(env)
+
+hip_static_runtime_test = analysistest.make(_hip_static_runtime_test, expect_failure = True)

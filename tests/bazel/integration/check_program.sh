@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# check_program.sh KIND PROGRAM SHIM KERNELS VARS ENTRIES
+#
+# Runs a vector-add example. Without a GPU (these machines) it must stop at
+# its first runtime call with the runtime's own "no device" error, exit 2;
+# with one it must compute the right sums, exit 0. Run again under the
+# LD_PRELOAD registration shim, it must register every kernel in KERNELS
+# (comma-separated device names, mangled as in the source), a device
+# variable for every prefix in VARS, and fat binaries whose entries, as
+# clang-offload-bundler-22 (hip) or NVIDIA's cuobjdump (cuda) list them, are
+# ENTRIES (comma-separated: bundle entry IDs, or elf:sm_XX / ptx:sm_XX).
+source "$(dirname "$0")/lib.sh"
+
+kind=$1 program=$2 shim=$3 kernels=$4 vars=$5 entries=$6
+out="$TEST_TMPDIR/out"
+
+run() {
+  set +e
+  "$@" >"$out" 2>&1
+  rc=$?
+  set -e
+  cat "$out"
+}
+
+run "$program"
+case "$rc" in
+0) grep -q "PASSED" "$out" || fail "exit 0 without PASSED" ;;
+2) grep -qi "no device" "$out" || fail "exit 2 without the runtime's no-device error" ;;
+*) fail "$program exited $rc" ;;
+esac
+if [ "$kind" = hip ]; then
+  [ "$rc" = 0 ] || grep -q "hipErrorNoDevice" "$out" || fail "not HIP's hipErrorNoDevice"
+else
+  [ "$rc" = 0 ] || grep -q "no CUDA-capable device is detected" "$out" || fail "not CUDA's no-device error"
+fi
+
+log="$TEST_TMPDIR/registered"
+SHIM_LOG="$log" LD_PRELOAD="$(realpath "$shim")" run "$program"
+[ "$rc" = 0 ] || [ "$rc" = 2 ] || fail "under the shim, $program exited $rc"
+echo "--- registered:"
+cat "$log"
+
+for k in ${kernels//,/ }; do
+  grep -qx "${kind}RegisterFunction $k" "$log" || fail "kernel $k not registered"
+done
+for v in ${vars//,/ }; do
+  grep -q "^${kind}RegisterVar $v" "$log" || fail "no device variable $v* registered"
+done
+
+got=""
+for f in "$log".fatbin*; do
+  [ -s "$f" ] || fail "empty fat binary dump $f"
+  if [ "$kind" = hip ]; then
+    need clang-offload-bundler-22
+    got+=$(clang-offload-bundler-22 -list -type=o -input="$f")$'\n'
+  else
+    need cuobjdump
+    got+=$(cuobjdump -lelf -lptx "$f" | sed -n 's/^\(ELF\|PTX\) file.*\.\(sm_[0-9a-z]*\)\.\(cubin\|ptx\)$/\1:\2/p' |
+      tr 'A-Z' 'a-z')$'\n'
+  fi
+done
+got=$(echo "$got" | sed '/^$/d' | sort | paste -sd, -)
+want=$(echo "${entries//,/$'\n'}" | sort | paste -sd, -)
+[ "$got" = "$want" ] || fail "fat binary entries: got $got, want $want"
+echo "PASS: $program: $rc, kernels $kernels, entries $want"

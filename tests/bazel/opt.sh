@@ -1,0 +1,52 @@
+# -c opt checks of run.sh (sourced; uses its ok, bad, bz, bazel_flags,
+# scratch and root). Under -c opt the device code of the vector-add
+# libraries must be what clang's own single-command build makes from the
+# same source with the same cuid at -O2: the fat binary Bazel embeds in
+# each host object equals the one in clang++-22 -O2 -c's object (section
+# .hip_fatbin for HIP, .nv_fatbin for CUDA), byte for byte.
+
+opt_bin=$(bz info "${bazel_flags[@]}" -c opt bazel-bin 2>/dev/null)/external/rules_offload_examples
+opt_libs=(@rules_offload_examples//hip:vector_add @rules_offload_examples//cuda:vector_add)
+if bz build "${bazel_flags[@]}" -c opt "${opt_libs[@]}" >"$scratch/opt.log" 2>&1; then
+  examples="$root/examples"
+  work="$scratch/opt"
+  mkdir -p "$work"
+  # The cuid the rules derived for a library's source (from the host compile).
+  opt_cuid() {
+    bz aquery "${bazel_flags[@]}" -c opt "mnemonic(\"OffloadHostCompile\", $1)" 2>/dev/null |
+      grep -oE -- "-cuid=[0-9a-f]+" | head -1 | cut -d= -f2
+  }
+  hip_cuid=$(opt_cuid "${opt_libs[0]}")
+  cuda_cuid=$(opt_cuid "${opt_libs[1]}")
+  rocm_flags=(--rocm-path=/usr --hip-path=/usr --rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode
+    -mcode-object-version=5)
+  hip_archs=()
+  for t in gfx906 gfx90a:xnack+ gfx1030; do
+    case $t in gfx1[0-2][0-9][0-9]*) w=32 ;; *) w=64 ;; esac
+    hip_archs+=("--offload-arch=$t" "-Xarch_$t" "-D__AMDGCN_WAVEFRONT_SIZE=$w")
+  done
+  opt_ok=yes
+  opt_why=""
+  if ! (cd "$examples/hip" && clang++-22 -x hip -O2 -c "${hip_archs[@]}" -Xarch_host -D__AMDGCN_WAVEFRONT_SIZE=64 \
+    "${rocm_flags[@]}" -cuid="$hip_cuid" vector_add.hip -o "$work/hip.o") >"$work/hip.err" 2>&1 ||
+    ! llvm-objcopy-22 --dump-section .hip_fatbin="$work/hip.hipfb" "$work/hip.o" "$work/hip.stripped.o"; then
+    opt_ok=no opt_why+=" clang HIP: $(tail -2 "$work/hip.err")"
+  elif ! cmp -s "$work/hip.hipfb" "$opt_bin/hip/_offload/vector_add/vector_add.hipfb"; then
+    opt_ok=no opt_why+=" HIP fat binary differs from clang's"
+  fi
+  if ! (cd "$examples/cuda" && clang++-22 -x cuda -O2 -c --offload-arch=sm_70 --offload-arch=sm_90 \
+    --cuda-include-ptx=sm_90 --cuda-path=/usr/lib/cuda -Wno-unknown-cuda-version -cuid="$cuda_cuid" \
+    vector_add.cu -o "$work/cuda.o") >"$work/cuda.err" 2>&1 ||
+    ! llvm-objcopy-22 --dump-section .nv_fatbin="$work/cuda.fatbin" "$work/cuda.o" "$work/cuda.stripped.o"; then
+    opt_ok=no opt_why+=" clang CUDA: $(tail -2 "$work/cuda.err")"
+  elif ! cmp -s "$work/cuda.fatbin" "$opt_bin/cuda/_offload/vector_add/vector_add.fatbin"; then
+    opt_ok=no opt_why+=" NVIDIA fat binary differs from clang's"
+  fi
+  if [ -n "$hip_cuid" ] && [ -n "$cuda_cuid" ] && [ $opt_ok = yes ]; then
+    ok "-c opt: the HIP and CUDA vector-add fat binaries equal clang++-22 -O2 -c's (.hip_fatbin, .nv_fatbin) at the same cuid"
+  else
+    bad "-c opt: cuids '$hip_cuid' '$cuda_cuid';$opt_why"
+  fi
+else
+  bad "-c opt build failed: $(tail -5 "$scratch/opt.log")"
+fi
