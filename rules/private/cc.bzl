@@ -35,6 +35,20 @@ def objects_linking_context(ctx, cc, objects, alwayslink):
       LinkingContext.
     """
     outputs = cc_common.create_compilation_outputs(objects = depset(objects), pic_objects = depset(objects))
+    return outputs_linking_context(ctx, cc, outputs, alwayslink)
+
+def outputs_linking_context(ctx, cc, outputs, alwayslink):
+    """A linking context for compilation outputs (of cc_common.compile, or made by hand).
+
+    Args:
+      ctx: the rule context.
+      cc: struct from cc_setup.
+      outputs: CompilationOutputs.
+      alwayslink: whether the linker keeps every object.
+
+    Returns:
+      LinkingContext.
+    """
     linking_context, _ = cc_common.create_linking_context_from_compilation_outputs(
         actions = ctx.actions,
         feature_configuration = cc.features,

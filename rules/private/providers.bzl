@@ -79,6 +79,19 @@ OffloadTargetsInfo = provider(
     },
 )
 
+OffloadRdcInfo = provider(
+    doc = """Relocatable device code of an offload_library(rdc = True) and its deps.
+
+The device link happens once per binary (offload_device_link), across every
+library that reaches it: this provider carries each target's device objects
+there (LLVM bitcode for AMDGPU, relocatable cubins for NVIDIA).""",
+    fields = {
+        "kind": "string: \"hip\" or \"cuda\".",
+        "targets": "list of string: the canonical targets, sorted; every library of a link has the same.",
+        "objects": "dict of string to depset of File: target -> device objects of this library and its deps.",
+    },
+)
+
 OffloadClangInfo = provider(
     doc = """A device compiler: clang from an LLVM installation, by label or by absolute path.
 

@@ -1,12 +1,19 @@
 # -c opt checks of run.sh (sourced; uses its ok, bad, bz, bazel_flags,
-# scratch and root). Under -c opt the device code of the vector-add
-# libraries must be what clang's own single-command build makes from the
-# same source with the same cuid at -O2: the fat binary Bazel embeds in
-# each host object equals the one in clang++-22 -O2 -c's object (section
-# .hip_fatbin for HIP, .nv_fatbin for CUDA), byte for byte.
+# scratch and root). Under -c opt device code must be what clang's own
+# single-command build makes from the same source with the same cuid at -O2:
+#   whole-program (vector add): the fat binary Bazel embeds in each host
+#   object equals the one in clang++-22 -O2 -c's object (section .hip_fatbin
+#   for HIP, .nv_fatbin for CUDA), byte for byte;
+#   RDC (saxpy over two libraries): every linked device image equals the one
+#   clang++-22 -fgpu-rdc --offload-new-driver -O2 makes when it compiles both
+#   sources (from the execroot, as Bazel does: bitcode records the source
+#   path) and links them (--save-temps keeps its images). The container's
+#   entry order is clang-linker-wrapper's hash-map order, so there only the
+#   set of entries is compared.
 
 opt_bin=$(bz info "${bazel_flags[@]}" -c opt bazel-bin 2>/dev/null)/external/rules_offload_examples
-opt_libs=(@rules_offload_examples//hip:vector_add @rules_offload_examples//cuda:vector_add)
+opt_libs=(@rules_offload_examples//hip:vector_add @rules_offload_examples//cuda:vector_add
+  @rules_offload_examples//hip:saxpy_device_link @rules_offload_examples//cuda:saxpy_device_link)
 if bz build "${bazel_flags[@]}" -c opt "${opt_libs[@]}" >"$scratch/opt.log" 2>&1; then
   examples="$root/examples"
   work="$scratch/opt"
@@ -42,8 +49,49 @@ if bz build "${bazel_flags[@]}" -c opt "${opt_libs[@]}" >"$scratch/opt.log" 2>&1
   elif ! cmp -s "$work/cuda.fatbin" "$opt_bin/cuda/_offload/vector_add/vector_add.fatbin"; then
     opt_ok=no opt_why+=" NVIDIA fat binary differs from clang's"
   fi
+  # RDC: compile both libraries' sources as clang would, link, compare images.
+  execroot=$(bz info "${bazel_flags[@]}" -c opt execution_root 2>/dev/null)
+  rdc_images=0
+  for kind in hip cuda; do
+    ext=$kind
+    lang=(-x hip "${hip_archs[@]}" -Xarch_host -D__AMDGCN_WAVEFRONT_SIZE=64 "${rocm_flags[@]}")
+    link=(--hip-link "${hip_archs[@]}" "${rocm_flags[@]}")
+    if [ $kind = cuda ]; then
+      ext=cu
+      lang=(-x cuda --offload-arch=sm_70 --offload-arch=sm_90 --cuda-path=/usr/lib/cuda -Wno-unknown-cuda-version)
+      link=(--offload-arch=sm_70 --offload-arch=sm_90 --cuda-path=/usr/lib/cuda -Wno-unknown-cuda-version)
+    fi
+    dir="$work/rdc_$kind"
+    mkdir -p "$dir"
+    objs=()
+    for lib in saxpy:saxpy_rdc device_math:device_math; do
+      src=${lib#*:}
+      lib=${lib%%:*}
+      cuid=$(opt_cuid "@rules_offload_examples//$kind:$lib")
+      (cd "$execroot" && clang++-22 -fgpu-rdc --offload-new-driver -O2 -c "${lang[@]}" -cuid="$cuid" \
+        "external/rules_offload_examples/$kind/$src.$ext" -o "$dir/$lib.o") >>"$dir/err" 2>&1 || opt_why+=" clang $kind $lib"
+      objs+=("$lib.o")
+    done
+    # Only the device images matter: the host link may fail (no main, no
+    # runtime) after clang-linker-wrapper has written them.
+    (cd "$dir" && clang++-22 -fgpu-rdc --offload-new-driver -O2 "${link[@]}" "${objs[@]}" -o prog --save-temps \
+      -nostartfiles -shared) >>"$dir/err" 2>&1
+    ours="$opt_bin/$kind/_offload/saxpy_device_link"
+    n=0
+    for img in "$dir"/prog.*.img; do
+      t=${img#"$dir"/prog.*.}
+      t=${t%.img}
+      n=$((n + 1))
+      cmp -s "$img" "$ours/${t/:/_}/saxpy_device_link.img" || opt_why+=" RDC $kind $t image differs from clang's"
+    done
+    want=3
+    [ $kind = hip ] || want=2
+    [ "$n" -eq "$want" ] || opt_why+=" RDC $kind: clang linked $n images, not $want ($(tail -2 "$dir/err"))"
+    rdc_images=$((rdc_images + n))
+  done
+  [ -z "$opt_why" ] || opt_ok=no
   if [ -n "$hip_cuid" ] && [ -n "$cuda_cuid" ] && [ $opt_ok = yes ]; then
-    ok "-c opt: the HIP and CUDA vector-add fat binaries equal clang++-22 -O2 -c's (.hip_fatbin, .nv_fatbin) at the same cuid"
+    ok "-c opt: the HIP and CUDA vector-add fat binaries equal clang++-22 -O2 -c's (.hip_fatbin, .nv_fatbin) at the same cuid; the $rdc_images RDC images of the two-library saxpy equal clang++-22 -fgpu-rdc --offload-new-driver -O2's"
   else
     bad "-c opt: cuids '$hip_cuid' '$cuda_cuid';$opt_why"
   fi

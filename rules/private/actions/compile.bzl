@@ -89,8 +89,10 @@ def add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes
     mapping = dict(SUPPORTS_PATH_MAPPING)
     if compilation_context:
         # Include directories arrive as strings that path mapping cannot
-        # rewrite, so actions with deps run with unmapped paths.
-        mapping = {}
+        # rewrite, so actions whose deps add some run with unmapped paths.
+        if (compilation_context.includes or compilation_context.quote_includes or
+            compilation_context.system_includes):
+            mapping = {}
         args.add_all(compilation_context.defines, format_each = "-D%s")
         args.add_all(compilation_context.includes, format_each = "-I%s")
         args.add_all(compilation_context.quote_includes, before_each = "-iquote")

@@ -24,12 +24,13 @@ def offload_archs(targets):
     return archs
 
 def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, source_kwargs):
-    """Compiles the host half of one source, the fat binary embedded.
+    """Compiles the host half of one source.
 
-    `-Xclang -fcuda-include-gpubinary` is what clang's own one-step `-c`
-    does: the object then holds the fat binary and the constructor that
-    registers it and the source's kernels with the runtime. The cuid must be
-    the device compiles' one.
+    Whole-program: `-Xclang -fcuda-include-gpubinary` is what clang's own
+    one-step `-c` does: the object then holds the fat binary and the
+    constructor that registers it and the source's kernels with the runtime.
+    RDC: the new offload driver's host object, whose offload entries the
+    program's registration reads. The cuid must be the device compiles' one.
 
     Args:
       ctx: the rule context.
@@ -37,7 +38,8 @@ def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, sour
       src: File, the source.
       kind: "hip" or "cuda".
       targets: resolved targets (their --offload-arch flags).
-      gpubinary: File, the HIP fat binary or NVIDIA fat binary of this source.
+      gpubinary: File, the HIP fat binary or NVIDIA fat binary of this source;
+        None for relocatable device code.
       out: File, the host object to write.
       cuid: string, the compilation unit ID.
       source_kwargs: dict: copts, defines, includes, compilation_context, hdrs
@@ -61,13 +63,18 @@ def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, sour
         src,
         **source_kwargs
     )
-    args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", gpubinary])
+    if gpubinary:
+        args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", gpubinary])
+    else:
+        # Relocatable device code: the object gets offload entries
+        # (section llvm_offload_entries) that the link's registration reads.
+        args.add_all(["--offload-new-driver", "-fgpu-rdc"])
     args.add("-o", out)
     args.add(src)
     ctx.actions.run(
         executable = clang.executable or clang.path,
         arguments = [args],
-        inputs = depset([gpubinary], transitive = [inputs]),
+        inputs = depset([gpubinary] if gpubinary else [], transitive = [inputs]),
         outputs = [out],
         mnemonic = MNEMONICS.host_compile,
         progress_message = "Compiling host half of %s (%s)" % (src.short_path, ctx.label),

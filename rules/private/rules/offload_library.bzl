@@ -6,10 +6,11 @@ load("//rules/private:attrs.bzl", "compile_attrs")
 load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context", "public_compilation_context")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:images.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
+load("//rules/private:providers.bzl", "OffloadRdcInfo")
 load("//rules/private:runtime.bzl", "runtime_library")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:bundle.bzl", "emit_bundle")
-load("//rules/private/actions:compile.bzl", "source_cuid")
+load("//rules/private/actions:compile.bzl", "emit_device_compile", "source_cuid")
 load("//rules/private/actions:fatbinary.bzl", "emit_fatbinary")
 load("//rules/private/actions:host_compile.bzl", "emit_host_compile")
 
@@ -43,6 +44,56 @@ def _gpubinary(ctx, clang, kind, images, stem):
     out = ctx.actions.declare_file("_offload/%s/%s.fatbin" % (ctx.label.name, stem))
     return emit_fatbinary(ctx, clang.cuda, images, out)
 
+def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
+    """Relocatable device objects per (target, source), and the provider that carries them.
+
+    These are the device compiles of clang's new offload driver with
+    -fgpu-rdc: LLVM bitcode for AMDGPU, relocatable cubins (ptxas -c) for
+    NVIDIA, byte-identical to what clang embeds in its host objects.
+    """
+    images = []
+    objects = {}
+    for t in targets:
+        if t.ptx:
+            fail("%s: target %r: relocatable device code is linked by nvlink, which takes cubins, " % (ctx.label, t.name) +
+                 "not PTX; use sm_%s, or rdc = False" % t.processor[len("sm_"):])
+
+        # ".o", not ".bc": clang compiles a .bc input again (device
+        # libraries and all) instead of handing it to the LTO link.
+        ext = ".rdc.o"
+        mine = []
+        for src, stem in zip(srcs, stems):
+            out = ctx.actions.declare_file("_offload/%s/%s/%s%s" % (ctx.label.name, t.dir, stem, ext))
+            emit_device_compile(ctx, clang, src, t, out, kind, ["-c", "-fgpu-rdc", "--offload-new-driver"], **kwargs)
+            mine.append(out)
+            images.append(struct(file = out, image_kind = "bitcode" if kind == "hip" else "cubin", target = t.name))
+        objects[t.name] = mine
+    names = sorted([t.name for t in targets])
+    transitive = {n: [] for n in names}
+    for dep in ctx.attr.deps:
+        if OffloadRdcInfo not in dep:
+            continue
+        info = dep[OffloadRdcInfo]
+        if info.kind != kind or info.targets != names:
+            fail("%s: relocatable device code of %s (%s for %s) cannot link with this library's (%s for %s): " % (
+                ctx.label,
+                dep.label,
+                info.kind,
+                ", ".join(info.targets),
+                kind,
+                ", ".join(names),
+            ) + "libraries of one device link need the same kind and targets")
+        for n in names:
+            transitive[n].append(info.objects[n])
+    info = OffloadRdcInfo(
+        kind = kind,
+        targets = names,
+        # A library's objects before its deps', as in a host link: clang's
+        # device link of the same objects in that order makes the same image.
+        objects = {n: depset(objects[n], transitive = transitive[n], order = "topological") for n in names},
+    )
+    return images, info
+
 def _offload_library_impl(ctx):
     kind = ctx.attr.kind
     _check_copts(ctx)
@@ -55,16 +106,26 @@ def _offload_library_impl(ctx):
     kwargs = compile_kwargs(ctx)
     source_kwargs = {k: v for k, v in kwargs.items() if k != "cuid"}
 
-    # Device half: one compile per (target, source), as offload_bundle.
-    images = compile_images(ctx, clang, kind, "o", targets, srcs, "never", kwargs)
-
-    # Host half: per source, its images in a fat binary, embedded.
-    objects = []
     stems = source_stems(srcs)
+    providers = []
+    if ctx.attr.rdc:
+        # Device half: relocatable device objects, linked once per binary.
+        images, rdc_info = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
+        providers.append(rdc_info)
+    else:
+        # Device half: one compile per (target, source), as offload_bundle.
+        images = compile_images(ctx, clang, kind, "o", targets, srcs, "never", kwargs)
+
+    # Host half: per source one compile; whole-program mode embeds the
+    # source's images in a fat binary, RDC mode leaves offload entries for
+    # the registration that offload_device_link writes.
+    objects = []
     for i, src in enumerate(srcs):
         stem = stems[i]
-        mine = [images[t * len(srcs) + i] for t in range(len(targets))]
-        gpubinary = _gpubinary(ctx, clang, kind, mine, stem)
+        gpubinary = None
+        if not ctx.attr.rdc:
+            mine = [images[t * len(srcs) + i] for t in range(len(targets))]
+            gpubinary = _gpubinary(ctx, clang, kind, mine, stem)
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
         cuid = ctx.attr.cuid or source_cuid(ctx, src)
         emit_host_compile(ctx, clang, src, kind, targets, gpubinary, obj, cuid, source_kwargs)
@@ -84,7 +145,7 @@ def _offload_library_impl(ctx):
         DefaultInfo(files = depset(objects)),
         cc_info,
         OutputGroupInfo(**groups),
-    ]
+    ] + providers
 
 _ATTRS = compile_attrs("o")
 _ATTRS.pop("type")
@@ -101,6 +162,11 @@ _ATTRS.update({
         values = ["", "static", "shared", "none"],
     ),
     "linkopts": attr.string_list(doc = "Flags for the link of binaries that depend on this library."),
+    "rdc": attr.bool(
+        doc = "Relocatable device code: kernels may call __device__ functions of other rdc " +
+              "libraries in deps. The device link happens once per program, in an " +
+              "offload_device_link over the libraries, which registers the linked code.",
+    ),
     "alwayslink": attr.bool(
         doc = "Link every object even if nothing refers to it (kernels launched only through " +
               "the runtime by name).",

@@ -173,3 +173,56 @@ def _hip_static_runtime_test(ctx):
     return analysistest.end(env)
 
 hip_static_runtime_test = analysistest.make(_hip_static_runtime_test, expect_failure = True)
+
+def _rdc_library_test(ctx):
+    env = analysistest.begin(ctx)
+    _count(env, "OffloadCompile", 2)
+    _count(env, "OffloadHostCompile", 1)
+    _count(env, "OffloadBundle", 0)
+    _count(env, "OffloadFatbinary", 0)
+    for a in _actions(env, "OffloadCompile") + _actions(env, "OffloadHostCompile"):
+        for arg in ["-fgpu-rdc", "--offload-new-driver"]:
+            _has(env, a.argv, arg, "RDC " + a.mnemonic)
+    for a in _actions(env, "OffloadHostCompile"):
+        if _after(a.argv, "-fcuda-include-gpubinary"):
+            analysistest.fail(env, "an RDC host compile embeds a fat binary")
+    return analysistest.end(env)
+
+rdc_library_test = analysistest.make(_rdc_library_test)
+
+def _rdc_link_test(ctx):
+    env = analysistest.begin(ctx)
+    links = _actions(env, "OffloadDeviceLink")
+    asserts.equals(env, 2, len(links), "one device link per target")
+    for a in links:
+        # Both libraries' device objects, the dependent's first, in one LTO link.
+        objs = [x.rpartition("/")[2] for x in a.argv if x.endswith(".rdc.o")]
+        asserts.equals(env, ["k.rdc.o", "a.rdc.o"], objs, "device objects of %s" % a.argv)
+        _has(env, a.argv, "-flto", "AMDGPU device link")
+    _count(env, "OffloadBundle", 1)
+    _count(env, "OffloadWrap", 1)
+    b = _actions(env, "OffloadBundle")
+    if b:
+        asserts.equals(
+            env,
+            "host-x86_64-unknown-linux-gnu-,hip-amdgcn-amd-amdhsa--gfx906,hip-amdgcn-amd-amdhsa--gfx90a:xnack+",
+            _value(b[0].argv, "-targets="),
+            "the new driver's entry kind",
+        )
+    return analysistest.end(env)
+
+rdc_link_test = analysistest.make(_rdc_link_test)
+
+def _rdc_ptx_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "relocatable device code is linked by nvlink, which takes cubins, not PTX")
+    return analysistest.end(env)
+
+rdc_ptx_test = analysistest.make(_rdc_ptx_test, expect_failure = True)
+
+def _rdc_mismatch_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "libraries of one device link need the same kind and targets")
+    return analysistest.end(env)
+
+rdc_mismatch_test = analysistest.make(_rdc_mismatch_test, expect_failure = True)

@@ -6,7 +6,7 @@
 # with one it must compute the right sums, exit 0. Run again under the
 # LD_PRELOAD registration shim, it must register every kernel in KERNELS
 # (comma-separated device names, mangled as in the source), a device
-# variable for every prefix in VARS, and fat binaries whose entries, as
+# variable for every prefix in VARS ("-": none), and fat binaries whose entries, as
 # clang-offload-bundler-22 (hip) or NVIDIA's cuobjdump (cuda) list them, are
 # ENTRIES (comma-separated: bundle entry IDs, or elf:sm_XX / ptx:sm_XX).
 source "$(dirname "$0")/lib.sh"
@@ -43,6 +43,7 @@ cat "$log"
 for k in ${kernels//,/ }; do
   grep -qx "${kind}RegisterFunction $k" "$log" || fail "kernel $k not registered"
 done
+[ "$vars" != - ] || vars=""
 for v in ${vars//,/ }; do
   grep -q "^${kind}RegisterVar $v" "$log" || fail "no device variable $v* registered"
 done

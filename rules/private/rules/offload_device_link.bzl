@@ -1,0 +1,126 @@
+"""offload_device_link: the device link of a program's relocatable device code."""
+
+load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
+load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+load("//rules/private:cc.bzl", "cc_setup", "merge", "outputs_linking_context")
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "OFFLOAD_TOOLCHAIN_TYPE")
+load("//rules/private:compilation_mode.bzl", "mode_copts")
+load("//rules/private:providers.bzl", "OffloadClangInfo", "OffloadImageInfo", "OffloadRdcInfo")
+load("//rules/private:targets.bzl", "resolve_targets")
+load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
+load("//rules/private/actions:bundle.bzl", "emit_bundle")
+load("//rules/private/actions:fatbinary.bzl", "emit_fatbinary")
+load("//rules/private/actions:rdc_link.bzl", "emit_rdc_link")
+load("//rules/private/actions:wrap.bzl", "emit_wrap")
+
+def _rdc_info(ctx):
+    """The one OffloadRdcInfo all deps agree on."""
+    infos = [d[OffloadRdcInfo] for d in ctx.attr.deps if OffloadRdcInfo in d]
+    if not infos:
+        fail("%s: no dep has relocatable device code (offload_library with rdc = True)" % ctx.label)
+    first = infos[0]
+    for i in infos[1:]:
+        if i.kind != first.kind or i.targets != first.targets:
+            fail("%s: deps disagree: %s for %s and %s for %s; one device link needs one kind and one target list" % (
+                ctx.label,
+                first.kind,
+                ", ".join(first.targets),
+                i.kind,
+                ", ".join(i.targets),
+            ))
+    objects = {t: depset(transitive = [i.objects[t] for i in infos], order = "topological") for t in first.targets}
+    return first.kind, first.targets, objects
+
+def _image(file, target, kind):
+    return OffloadImageInfo(
+        file = file,
+        target = target.name,
+        target_id = target.target_id,
+        processor = target.processor,
+        triple = target.triple,
+        bundle_id = target.bundle_id,
+        image_kind = "object" if kind == "hip" else "cubin",
+        offload_kind = kind,
+        producer = "link",
+    )
+
+def _bundle_id(image):
+    return image.bundle_id
+
+def _offload_device_link_impl(ctx):
+    kind, names, objects = _rdc_info(ctx)
+    clang = find_clang(ctx)
+
+    # The new driver's fat binary entries are "hip-", not "hipv4-".
+    targets, err = resolve_targets(names, kind, False)
+    if err:
+        fail("%s: %s" % (ctx.label, err))
+    prefix = "_offload/%s/" % ctx.label.name
+    images = []
+    for t in targets:
+        out = ctx.actions.declare_file("%s%s/%s.img" % (prefix, t.dir, ctx.label.name))
+        emit_rdc_link(ctx, clang, t, objects[t.name], mode_copts(ctx), out)
+        images.append(_image(out, t, kind))
+
+    tool = find_offload_tool(ctx)
+    if kind == "hip":
+        fatbin = ctx.actions.declare_file(prefix + ctx.label.name + ".hipfb")
+        host = ctx.actions.declare_file(prefix + "host.empty")
+        ctx.actions.write(host, "")
+        emit_bundle(ctx, tool, "o", "host-%s-" % DEFAULT_HOST_TRIPLE, host, sorted(images, key = _bundle_id), fatbin, 4096)
+    else:
+        if not clang.cuda or not clang.cuda.fatbinary:
+            fail("%s: the clang toolchain's CUDA installation has no fatbinary" % ctx.label)
+        fatbin = ctx.actions.declare_file(prefix + ctx.label.name + ".fatbin")
+        emit_fatbinary(ctx, clang.cuda, images, fatbin)
+
+    # Registration: the fat binary and every offload entry of the program's
+    # host objects (section llvm_offload_entries), as clang-linker-wrapper.
+    wrapper = ctx.actions.declare_file(prefix + ctx.label.name + ".wrapper.c")
+    emit_wrap(ctx, tool, kind, [fatbin], wrapper)
+    cc = cc_setup(ctx)
+    compilation_context, outputs = cc_common.compile(
+        name = ctx.label.name,
+        actions = ctx.actions,
+        feature_configuration = cc.features,
+        cc_toolchain = cc.toolchain,
+        srcs = [wrapper],
+    )
+    registration = outputs_linking_context(ctx, cc, outputs, True)
+    cc_info = merge(compilation_context, [registration], [d[CcInfo] for d in ctx.attr.deps])
+    return [
+        DefaultInfo(files = depset([fatbin])),
+        cc_info,
+        OutputGroupInfo(device_images = depset([i.file for i in images]), fatbin = depset([fatbin])),
+    ]
+
+offload_device_link = rule(
+    implementation = _offload_device_link_impl,
+    doc = """The device link of a program: relocatable device code of every library, linked once.
+
+deps are offload_library(rdc = True) targets (with their deps, transitively)
+of one kind and one target list. Per target one OffloadDeviceLink (AMDGPU:
+full LTO by lld into a code object; NVIDIA: nvlink of the relocatable
+cubins, through clang as clang-linker-wrapper runs it), then the HIP fat
+binary (offload bundler) or NVIDIA fat binary (fatbinary), and registration
+code from `offload wrap` that registers it with every kernel and variable of
+the program's host objects. Returns the deps' CcInfo plus the registration
+(alwayslink): cc_binary(deps = [":device_link"]) links the program. Compile
+-c opt: the device link optimizes at -O2 like the compiles.""",
+    attrs = {
+        "deps": attr.label_list(
+            doc = "offload_library(rdc = True) targets; their CcInfo is passed on.",
+            providers = [CcInfo],
+            mandatory = True,
+        ),
+        "compiler": attr.label(
+            doc = "An offload_clang_toolchain to link with instead of the clang toolchain.",
+            providers = [OffloadClangInfo],
+            cfg = "exec",
+        ),
+        "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
+    },
+    fragments = ["cpp"],
+    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)] + use_cc_toolchain(),
+)
