@@ -1,6 +1,6 @@
 """The bundling action: device images (and a host entry) into one bundle."""
 
-load("//rules/private:common.bzl", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE", "SUPPORTS_PATH_MAPPING", "toolchain_kwargs")
+load("//rules/private:common.bzl", "DEFAULT_HOST_TRIPLE", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE", "SUPPORTS_PATH_MAPPING", "toolchain_kwargs")
 
 def emit_bundle(ctx, tool, file_type, host_bundle_id, host, images, out, align = 0, compress = False):
     """Runs `offload bundler` once for all targets.
@@ -49,3 +49,24 @@ def emit_bundle(ctx, tool, file_type, host_bundle_id, host, images, out, align =
         **toolchain_kwargs(OFFLOAD_TOOLCHAIN_TYPE)
     )
     return out
+
+def _bundle_id(image):
+    return image.bundle_id
+
+def emit_hip_fatbin(ctx, tool, images, out):
+    """Writes a HIP fat binary as clang does: an empty host entry, 4096-byte alignment.
+
+    Args:
+      ctx: the rule context.
+      tool: OffloadToolInfo.
+      images: list of OffloadImageInfo, one per target (any order: they
+        are sorted by bundle ID, so the bytes do not depend on it).
+      out: File, the .hipfb to write.
+
+    Returns:
+      The output File.
+    """
+    host = ctx.actions.declare_file(out.basename + ".host.empty", sibling = out)
+    ctx.actions.write(host, "")
+    host_id = "host-%s-" % DEFAULT_HOST_TRIPLE
+    return emit_bundle(ctx, tool, "o", host_id, host, sorted(images, key = _bundle_id), out, 4096)

@@ -4,12 +4,12 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:cc.bzl", "cc_setup", "merge", "outputs_linking_context")
-load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "OFFLOAD_TOOLCHAIN_TYPE")
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:compilation_mode.bzl", "mode_copts")
 load("//rules/private:providers.bzl", "OffloadClangInfo", "OffloadImageInfo", "OffloadRdcInfo")
 load("//rules/private:targets.bzl", "resolve_targets")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
-load("//rules/private/actions:bundle.bzl", "emit_bundle")
+load("//rules/private/actions:bundle.bzl", "emit_hip_fatbin")
 load("//rules/private/actions:fatbinary.bzl", "emit_fatbinary")
 load("//rules/private/actions:rdc_link.bzl", "emit_rdc_link")
 load("//rules/private/actions:wrap.bzl", "emit_wrap")
@@ -45,9 +45,6 @@ def _image(file, target, kind):
         producer = "link",
     )
 
-def _bundle_id(image):
-    return image.bundle_id
-
 def _offload_device_link_impl(ctx):
     kind, names, objects = _rdc_info(ctx)
     clang = find_clang(ctx)
@@ -66,9 +63,7 @@ def _offload_device_link_impl(ctx):
     tool = find_offload_tool(ctx)
     if kind == "hip":
         fatbin = ctx.actions.declare_file(prefix + ctx.label.name + ".hipfb")
-        host = ctx.actions.declare_file(prefix + "host.empty")
-        ctx.actions.write(host, "")
-        emit_bundle(ctx, tool, "o", "host-%s-" % DEFAULT_HOST_TRIPLE, host, sorted(images, key = _bundle_id), fatbin, 4096)
+        emit_hip_fatbin(ctx, tool, images, fatbin)
     else:
         if not clang.cuda or not clang.cuda.fatbinary:
             fail("%s: the clang toolchain's CUDA installation has no fatbinary" % ctx.label)

@@ -4,19 +4,15 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:attrs.bzl", "compile_attrs")
 load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context", "public_compilation_context")
-load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "OFFLOAD_TOOLCHAIN_TYPE")
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:images.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
 load("//rules/private:providers.bzl", "OffloadRdcInfo")
 load("//rules/private:runtime.bzl", "runtime_library")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
-load("//rules/private/actions:bundle.bzl", "emit_bundle")
+load("//rules/private/actions:bundle.bzl", "emit_hip_fatbin")
 load("//rules/private/actions:compile.bzl", "emit_device_compile", "source_cuid")
 load("//rules/private/actions:fatbinary.bzl", "emit_fatbinary")
 load("//rules/private/actions:host_compile.bzl", "emit_host_compile")
-
-# clang's HIP fat binaries: an empty host entry with this ID, 4096-byte alignment.
-_HIPFB_HOST_ID = "host-" + DEFAULT_HOST_TRIPLE + "-"
-_HIPFB_ALIGN = 4096
 
 def _check_copts(ctx):
     for flag in ctx.attr.copts:
@@ -26,18 +22,11 @@ def _check_copts(ctx):
         if flag.startswith("--offload-arch") or flag.startswith("--cuda-gpu-arch"):
             fail("%s: copts: %s: list offload targets in targets (or --@rules_offload//rules:targets)" % (ctx.label, flag))
 
-def _bundle_id(image):
-    return image.bundle_id
-
 def _gpubinary(ctx, clang, kind, images, stem):
     """One source's device images in the container its host half embeds."""
     if kind == "hip":
         out = ctx.actions.declare_file("_offload/%s/%s.hipfb" % (ctx.label.name, stem))
-        host = ctx.actions.declare_file("_offload/%s/%s.host.empty" % (ctx.label.name, stem))
-        ctx.actions.write(host, "")
-        images = sorted(images, key = _bundle_id)
-        emit_bundle(ctx, find_offload_tool(ctx), "o", _HIPFB_HOST_ID, host, images, out, _HIPFB_ALIGN)
-        return out
+        return emit_hip_fatbin(ctx, find_offload_tool(ctx), images, out)
     if not clang.cuda or not clang.cuda.fatbinary:
         fail("%s: CUDA needs NVIDIA's fatbinary to make the fat binary the runtime loads; " % ctx.label +
              "the clang toolchain's CUDA installation has none")
