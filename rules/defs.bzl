@@ -11,6 +11,7 @@ load(
     _hip_library = "hip_library",
     _offload_bundle = "offload_bundle",
     _offload_package = "offload_package",
+    _openmp_library = "openmp_library",
 )
 load(
     "//rules/private:providers.bzl",
@@ -46,6 +47,7 @@ offload_wrapper = _offload_wrapper
 offload_library = _offload_library
 hip_library = _hip_library
 cuda_library = _cuda_library
+openmp_library = _openmp_library
 offload_device_link = _offload_device_link
 offload_bundle_rule = _offload_bundle_rule
 offload_package_rule = _offload_package_rule

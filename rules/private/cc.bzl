@@ -60,27 +60,33 @@ def outputs_linking_context(ctx, cc, outputs, alwayslink):
     )
     return linking_context
 
-def library_linking_context(ctx, cc, static_library = None, dynamic_library = None, link_flags = []):
-    """A linking context for one prebuilt library (a runtime) and its flags.
+def library_linking_context(ctx, cc, static_library = None, dynamic_libraries = [], link_flags = []):
+    """A linking context for prebuilt libraries (a runtime) and their flags.
 
     Args:
       ctx: the rule context.
       cc: struct from cc_setup.
       static_library: File or None.
-      dynamic_library: File or None.
-      link_flags: list of string after it ("-ldl").
+      dynamic_libraries: list of File, in link order.
+      link_flags: list of string after them ("-ldl").
 
     Returns:
       LinkingContext.
     """
     libraries = []
-    if static_library or dynamic_library:
+    if static_library:
         libraries.append(cc_common.create_library_to_link(
             actions = ctx.actions,
             feature_configuration = cc.features,
             cc_toolchain = cc.toolchain,
             static_library = static_library,
-            dynamic_library = dynamic_library,
+        ))
+    for lib in dynamic_libraries:
+        libraries.append(cc_common.create_library_to_link(
+            actions = ctx.actions,
+            feature_configuration = cc.features,
+            cc_toolchain = cc.toolchain,
+            dynamic_library = lib,
         ))
     linker_input = cc_common.create_linker_input(
         owner = ctx.label,

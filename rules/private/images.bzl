@@ -40,10 +40,26 @@ def resolve_or_fail(ctx, clang, specs, kind, code_object):
     """
     targets, err = resolve_targets(specs, kind, code_object)
     if not err:
+        err = _bitcode_copts_error(kind, code_object, ctx.attr.copts)
+    if not err:
         err = sdk_error(clang, kind, targets, ctx.attr.copts)
     if err:
         fail("%s: %s" % (ctx.label, err))
     return targets
+
+# Flags that turn a HIP device compile's code object into LLVM bitcode.
+_BITCODE_FLAGS = ["-fgpu-rdc", "-fcuda-rdc", "-emit-llvm", "-flto", "-foffload-lto"]
+
+def _bitcode_copts_error(kind, code_object, copts):
+    """Why copts would make bitcode where HIP code objects are expected, or ""."""
+    if kind != "hip" or not code_object:
+        return ""
+    for flag in copts:
+        if flag in _BITCODE_FLAGS or flag.startswith("-flto="):
+            return ("copts: %s makes LLVM bitcode, not the code objects the runtime loads from this " % flag +
+                    "container (several sources are device-linked with -fgpu-rdc already); for " +
+                    "relocatable device code use offload_library(rdc = True), for bitcode type = \"bc\"")
+    return ""
 
 def compile_plan(ctx, clang, kind, file_type, target):
     """How to compile for one target: clang flags, image kind, extension.

@@ -50,3 +50,15 @@ def cuda_library(name, **kwargs):
       **kwargs: the attributes of offload_library.
     """
     offload_library(name = name, kind = "cuda", **kwargs)
+
+def openmp_library(name, **kwargs):
+    """offload_library(kind = "openmp"): OpenMP target regions for host-CPU devices, as CcInfo.
+
+    OpenMP device code is linked once per program: put the libraries in an
+    offload_device_link's deps.
+
+    Args:
+      name: the target name.
+      **kwargs: the attributes of offload_library.
+    """
+    offload_library(name = name, kind = "openmp", **kwargs)

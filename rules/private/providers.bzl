@@ -112,6 +112,8 @@ attribute) and inside ToolchainInfo.clang.""",
         "rocm": "OffloadRocmInfo or None: the ROCm the toolchain compiles HIP against.",
         "cuda": "OffloadCudaInfo or None: the CUDA the toolchain compiles CUDA against.",
         "llvm": "OffloadLlvmInfo or None: the LLVM installation, when clang comes from one.",
+        "host_triple": "string: the host triple clang's driver uses (`clang -print-target-triple`), " +
+                       "from the LLVM installation or the toolchain's host_triple; \"\" when unknown.",
         "hip_wavefront_define": "bool: define __AMDGCN_WAVEFRONT_SIZE per target (old HIP headers " +
                                 "with a clang that no longer predefines it).",
     },
@@ -136,6 +138,8 @@ bytes are part of every action key that uses it.""",
         "version": "string: the full clang version (\"22.1.8\").",
         "major": "int: the major version (22).",
         "predefines_wavefront_size": "bool: whether clang predefines __AMDGCN_WAVEFRONT_SIZE (LLVM 21 and older).",
+        "openmp_runtime": "list of File: libomp, libomptarget and host-CPU plugins, named by soname; [] without libomp-<N>-dev.",
+        "target_triple": "string: clang's default target triple (\"x86_64-pc-linux-gnu\"); \"\" when unknown.",
     },
 )
 

@@ -1,4 +1,4 @@
-"""The offload runtime a HIP or CUDA library links: libamdhip64, cudart."""
+"""The offload runtime a library links: libamdhip64, cudart, libomptarget."""
 
 # nvcc links cudart_static with these by default; the static runtime calls
 # dlopen, clock_gettime and pthreads.
@@ -15,15 +15,18 @@ def runtime_library(clang, kind, runtime):
 
     Args:
       clang: OffloadClangInfo (its rocm and cuda installations).
-      kind: "hip" or "cuda".
-      runtime: "" (the kind's default: HIP shared, CUDA static), "static",
-        "shared" or "none".
+      kind: "hip", "cuda" or "openmp".
+      runtime: "" (the kind's default: HIP and OpenMP shared, CUDA static),
+        "static", "shared" or "none".
 
     Returns:
-      (struct(static, dynamic, flags) or None, error string).
+      (struct(static: File or None, dynamic: list of File, flags) or None,
+      error string).
     """
     if runtime == "none":
         return None, ""
+    if kind == "openmp":
+        return _openmp_runtime(clang, runtime)
     if kind == "hip":
         rocm = clang.rocm
         if runtime == "static":
@@ -31,7 +34,7 @@ def runtime_library(clang, kind, runtime):
         if not rocm or not rocm.found or not rocm.runtime:
             return None, ("the HIP runtime (libamdhip64.so) is not in the clang toolchain's ROCm; " +
                           "install libamdhip64-dev, or set runtime = \"none\" and link it yourself")
-        return struct(static = None, dynamic = _named(rocm.runtime, "libamdhip64.so"), flags = []), ""
+        return struct(static = None, dynamic = [_named(rocm.runtime, "libamdhip64.so")], flags = []), ""
     cuda = clang.cuda
     if not cuda or not cuda.found:
         return None, ("the clang toolchain has no CUDA installation, so no cudart to link; " +
@@ -39,7 +42,25 @@ def runtime_library(clang, kind, runtime):
     if runtime == "shared":
         if not cuda.cudart_shared:
             return None, "runtime = \"shared\": the CUDA installation has no libcudart.so"
-        return struct(static = None, dynamic = _named(cuda.cudart_shared, "libcudart.so"), flags = []), ""
+        return struct(static = None, dynamic = [_named(cuda.cudart_shared, "libcudart.so")], flags = []), ""
     if not cuda.cudart_static:
         return None, "the CUDA installation has no libcudart_static.a; set runtime = \"shared\" or \"none\""
-    return struct(static = cuda.cudart_static[0], dynamic = None, flags = _CUDART_STATIC_FLAGS), ""
+    return struct(static = cuda.cudart_static[0], dynamic = [], flags = _CUDART_STATIC_FLAGS), ""
+
+def _openmp_runtime(clang, runtime):
+    """libomp and libomptarget of the clang toolchain's LLVM.
+
+    Device code, host code and runtime must come from one LLVM release: the
+    runtime is the compiler's own. Its host-CPU plugin is not linked:
+    libomptarget opens it by name at run time (LD_LIBRARY_PATH).
+    """
+    if runtime == "static":
+        return None, "runtime = \"static\": LLVM's OpenMP offload runtime (libomptarget) is a shared library only"
+    llvm = clang.llvm
+    libs = llvm.openmp_runtime if llvm else []
+    wanted = [f for f in libs if f.basename.startswith("libomp.so") or f.basename.startswith("libomptarget.so")]
+    if len(wanted) != 2:
+        return None, ("the clang toolchain's LLVM has no OpenMP offload runtime (libomp and libomptarget); " +
+                      "install libomp-<version>-dev and use an offload_llvm_repository toolchain, or set " +
+                      "runtime = \"none\" and link it yourself")
+    return struct(static = None, dynamic = wanted, flags = []), ""

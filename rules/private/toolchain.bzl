@@ -122,6 +122,7 @@ def _offload_clang_toolchain_impl(ctx):
         rocm = rocm,
         cuda = cuda,
         llvm = llvm,
+        host_triple = (llvm.target_triple if llvm else "") or ctx.attr.host_triple,
         hip_wavefront_define = bool(rocm and rocm.found and rocm.wavefront_macro and
                                     not _predefines_wavefront_size(llvm, version)),
     )
@@ -176,6 +177,11 @@ keep it the same on every machine that shares a cache).""",
         ),
         "version": attr.string(
             doc = "clang's version, carried in OffloadClangInfo (default: the llvm installation's).",
+        ),
+        "host_triple": attr.string(
+            doc = "The host triple this clang's driver uses (`clang -print-target-triple`, e.g. " +
+                  "x86_64-pc-linux-gnu on Debian); default: the llvm installation's. Bundled host " +
+                  "objects carry it, since clang unbundles them by it.",
         ),
         "copts": attr.string_list(
             doc = "Flags for every device compile, before the rule's copts.",

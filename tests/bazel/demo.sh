@@ -34,7 +34,7 @@ bazel test --jobs=2 --test_output=all @rules_offload_examples//openmp:vecadd_tes
 cd "$bin"
 for f in hip/scale.hipfb hip/scale_compressed.hipfb hip/axpy.hipfb hip/scale_ir.ll hip/scale_package.offloadbin \
   hip/libkernels.a cuda/saxpy_ptx.offloadbin cuda/saxpy_compute90.offloadbin cuda/saxpy_cubin.offloadbin \
-  openmp/vecadd_device.offloadbin; do
+  openmp/_offload/vecadd_device_link/vecadd_device_link.offloadbin; do
   echo
   echo "== $f ($(stat -L -c %s "$f") bytes)"
   "$offload" inspect "$f"

@@ -1,4 +1,4 @@
-"""The host half of a HIP or CUDA source: one compile per source."""
+"""The host half of a HIP, CUDA or OpenMP source: one compile per source."""
 
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "LANGUAGE_FLAGS", "MNEMONICS", "toolchain_kwargs")
 load(":compile.bzl", "add_source_flags")
@@ -23,6 +23,18 @@ def offload_archs(targets):
             archs.append(arch)
     return archs
 
+def _offload_flags(kind, targets, cuid):
+    """The flags that make a compile the host half of an offload compile."""
+    if kind == "openmp":
+        triples = []
+        for t in targets:
+            if t.triple not in triples:
+                triples.append(t.triple)
+        return ["-fopenmp", "-fopenmp-targets=" + ",".join(triples), "--offload-host-only", "-c"]
+    flags = list(LANGUAGE_FLAGS[kind])
+    flags += ["--offload-arch=" + a for a in offload_archs(targets)]
+    return flags + ["--offload-host-only", "-c", "-cuid=" + cuid]
+
 def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, source_kwargs):
     """Compiles the host half of one source.
 
@@ -31,17 +43,20 @@ def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, sour
     constructor that registers it and the source's kernels with the runtime.
     RDC: the new offload driver's host object, whose offload entries the
     program's registration reads. The cuid must be the device compiles' one.
+    OpenMP: the host half of -fopenmp-targets, whose offload entries the
+    program's registration (offload_device_link) reads.
 
     Args:
       ctx: the rule context.
       clang: OffloadClangInfo.
       src: File, the source.
-      kind: "hip" or "cuda".
-      targets: resolved targets (their --offload-arch flags).
+      kind: "hip", "cuda" or "openmp".
+      targets: resolved targets (their --offload-arch flags, or their
+        triples for -fopenmp-targets).
       gpubinary: File, the HIP fat binary or NVIDIA fat binary of this source;
-        None for relocatable device code.
+        None for relocatable device code and OpenMP.
       out: File, the host object to write.
-      cuid: string, the compilation unit ID.
+      cuid: string, the compilation unit ID (HIP and CUDA).
       source_kwargs: dict: copts, defines, includes, compilation_context, hdrs
         (as for emit_device_compile).
 
@@ -49,9 +64,7 @@ def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, sour
       The output File.
     """
     args = ctx.actions.args()
-    args.add_all(LANGUAGE_FLAGS[kind])
-    args.add_all(offload_archs(targets), format_each = "--offload-arch=%s")
-    args.add_all(["--offload-host-only", "-c", "-cuid=" + cuid])
+    args.add_all(_offload_flags(kind, targets, cuid))
 
     # Host objects may go into shared libraries (cc_test links dynamically).
     args.add("-fPIC")
@@ -65,7 +78,7 @@ def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, sour
     )
     if gpubinary:
         args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", gpubinary])
-    else:
+    elif kind != "openmp":
         # Relocatable device code: the object gets offload entries
         # (section llvm_offload_entries) that the link's registration reads.
         args.add_all(["--offload-new-driver", "-fgpu-rdc"])

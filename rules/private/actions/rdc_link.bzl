@@ -8,7 +8,8 @@ def rdc_link_flags(clang, target):
     AMDGPU: full LTO of the bitcode by lld into one code object, with the
     ROCm flags the device compiles had (LTO generates code for the ABI they
     name). NVIDIA: clang-nvlink-wrapper, which runs the CUDA installation's
-    nvlink over the relocatable cubins.
+    nvlink over the relocatable cubins. OpenMP host-CPU devices: a shared
+    object, which the runtime's CPU plugin loads with dlopen.
 
     Args:
       clang: OffloadClangInfo.
@@ -25,6 +26,8 @@ def rdc_link_flags(clang, target):
             if rocm.code_object_version:
                 flags.append("-mcode-object-version=%d" % rocm.code_object_version)
         return flags + ["-flto-partitions=8"]
+    if not target.processor:
+        return ["--target=" + target.triple, "-shared"]
     flags = ["--target=" + target.triple, "-march=" + target.processor]
     if clang.cuda and clang.cuda.found:
         flags.append("--cuda-path=" + clang.cuda.root)

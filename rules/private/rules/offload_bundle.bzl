@@ -18,6 +18,26 @@ def _host_bundle_id(ctx, triple):
         fail("%s: host_triple %r is not a valid triple: %s" % (ctx.label, triple, err or entry_id_error(e)))
     return e.id
 
+def _host_triple(ctx):
+    """The host entry's triple: given, else the one clang pairs with this container.
+
+    A fat binary's host entry is x86_64-unknown-linux-gnu whatever the host
+    (clang writes it so). A bundled host object is unbundled by clang with
+    its driver's own triple (x86_64-pc-linux-gnu on Debian): under another
+    triple clang finds no host entry, extracts an empty file and the link
+    fails with "file is empty".
+    """
+    if ctx.attr.host_triple:
+        return ctx.attr.host_triple
+    if not ctx.file.host:
+        return DEFAULT_HOST_TRIPLE
+    triple = find_clang(ctx).host_triple
+    if not triple:
+        fail(("%s: host: clang unbundles a bundled object by its driver's triple (`clang " +
+              "-print-target-triple`), which the clang toolchain does not record; set host_triple " +
+              "here or on offload_clang_toolchain, or use an offload_llvm_repository toolchain") % ctx.label)
+    return triple
+
 def _bundle_id(image):
     return image.bundle_id
 
@@ -67,7 +87,7 @@ def _offload_bundle_impl(ctx):
     if align < 0:
         align = 4096 if code_object else 0
     out = ctx.actions.declare_file(ctx.attr.out or (ctx.label.name + _extension(kind, file_type, ctx.file.host)))
-    host_id = _host_bundle_id(ctx, ctx.attr.host_triple)
+    host_id = _host_bundle_id(ctx, _host_triple(ctx))
     emit_bundle(ctx, find_offload_tool(ctx), file_type, host_id, host, images, out, align, ctx.attr.compress)
     return [
         DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out])),
@@ -104,8 +124,9 @@ _ATTRS.update({
         allow_single_file = True,
     ),
     "host_triple": attr.string(
-        doc = "The host entry's triple.",
-        default = DEFAULT_HOST_TRIPLE,
+        doc = "The host entry's triple. Default: with host, the clang toolchain's host triple " +
+              "(clang unbundles host objects by it); without, x86_64-unknown-linux-gnu (clang's " +
+              "HIP fat binaries).",
     ),
     "align": attr.int(
         doc = "-bundle-align for binary bundles. -1: 4096 for HIP code objects (clang's choice), else 1.",

@@ -11,6 +11,7 @@ load("//rules/private:targets.bzl", "resolve_targets")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:bundle.bzl", "emit_hip_fatbin")
 load("//rules/private/actions:fatbinary.bzl", "emit_fatbinary")
+load("//rules/private/actions:package.bzl", "emit_package")
 load("//rules/private/actions:rdc_link.bzl", "emit_rdc_link")
 load("//rules/private/actions:wrap.bzl", "emit_wrap")
 
@@ -18,7 +19,7 @@ def _rdc_info(ctx):
     """The one OffloadRdcInfo all deps agree on."""
     infos = [d[OffloadRdcInfo] for d in ctx.attr.deps if OffloadRdcInfo in d]
     if not infos:
-        fail("%s: no dep has relocatable device code (offload_library with rdc = True)" % ctx.label)
+        fail("%s: no dep has relocatable device code (offload_library with rdc = True, or kind \"openmp\")" % ctx.label)
     first = infos[0]
     for i in infos[1:]:
         if i.kind != first.kind or i.targets != first.targets:
@@ -40,10 +41,34 @@ def _image(file, target, kind):
         processor = target.processor,
         triple = target.triple,
         bundle_id = target.bundle_id,
-        image_kind = "object" if kind == "hip" else "cubin",
+        image_kind = "cubin" if kind == "cuda" else "object",
         offload_kind = kind,
         producer = "link",
     )
+
+def _container(ctx, clang, tool, kind, images, prefix):
+    """The linked images in what the runtime loads: a HIP or NVIDIA fat binary, an OffloadBinary."""
+    if kind == "hip":
+        out = ctx.actions.declare_file(prefix + ctx.label.name + ".hipfb")
+        return emit_hip_fatbin(ctx, tool, images, out)
+    if kind == "openmp":
+        out = ctx.actions.declare_file(prefix + ctx.label.name + ".offloadbin")
+        return emit_package(ctx, tool, images, out)
+    if not clang.cuda or not clang.cuda.fatbinary:
+        fail("%s: the clang toolchain's CUDA installation has no fatbinary" % ctx.label)
+    out = ctx.actions.declare_file(prefix + ctx.label.name + ".fatbin")
+    return emit_fatbinary(ctx, clang.cuda, images, out)
+
+def _entry_layout(clang, kind):
+    """The offload entry layout of the program's host objects, by the compiler's release.
+
+    OpenMP host objects from LLVM before 20 have the legacy entries (section
+    omp_offloading_entries) that libomptarget of their release reads.
+    """
+    major = clang.version.split(".")[0]
+    if kind == "openmp" and major.isdigit() and int(major) < 20:
+        return "legacy"
+    return ""
 
 def _offload_device_link_impl(ctx):
     kind, names, objects = _rdc_info(ctx)
@@ -61,19 +86,12 @@ def _offload_device_link_impl(ctx):
         images.append(_image(out, t, kind))
 
     tool = find_offload_tool(ctx)
-    if kind == "hip":
-        fatbin = ctx.actions.declare_file(prefix + ctx.label.name + ".hipfb")
-        emit_hip_fatbin(ctx, tool, images, fatbin)
-    else:
-        if not clang.cuda or not clang.cuda.fatbinary:
-            fail("%s: the clang toolchain's CUDA installation has no fatbinary" % ctx.label)
-        fatbin = ctx.actions.declare_file(prefix + ctx.label.name + ".fatbin")
-        emit_fatbinary(ctx, clang.cuda, images, fatbin)
+    fatbin = _container(ctx, clang, tool, kind, images, prefix)
 
-    # Registration: the fat binary and every offload entry of the program's
-    # host objects (section llvm_offload_entries), as clang-linker-wrapper.
+    # Registration: the container and every offload entry of the program's
+    # host objects, as clang-linker-wrapper writes it.
     wrapper = ctx.actions.declare_file(prefix + ctx.label.name + ".wrapper.c")
-    emit_wrap(ctx, tool, kind, [fatbin], wrapper)
+    emit_wrap(ctx, tool, kind, [fatbin], wrapper, entries = _entry_layout(clang, kind))
     cc = cc_setup(ctx)
     compilation_context, outputs = cc_common.compile(
         name = ctx.label.name,
@@ -87,25 +105,27 @@ def _offload_device_link_impl(ctx):
     return [
         DefaultInfo(files = depset([fatbin])),
         cc_info,
-        OutputGroupInfo(device_images = depset([i.file for i in images]), fatbin = depset([fatbin])),
+        OutputGroupInfo(device_images = depset([i.file for i in images]), container = depset([fatbin])),
     ]
 
 offload_device_link = rule(
     implementation = _offload_device_link_impl,
     doc = """The device link of a program: relocatable device code of every library, linked once.
 
-deps are offload_library(rdc = True) targets (with their deps, transitively)
-of one kind and one target list. Per target one OffloadDeviceLink (AMDGPU:
-full LTO by lld into a code object; NVIDIA: nvlink of the relocatable
-cubins, through clang as clang-linker-wrapper runs it), then the HIP fat
-binary (offload bundler) or NVIDIA fat binary (fatbinary), and registration
-code from `offload wrap` that registers it with every kernel and variable of
-the program's host objects. Returns the deps' CcInfo plus the registration
+deps are offload_library(rdc = True) targets, or OpenMP libraries (with
+their deps, transitively) of one kind and one target list. Per target one
+OffloadDeviceLink (AMDGPU: full LTO by lld into a code object; NVIDIA: nvlink
+of the relocatable cubins, through clang as clang-linker-wrapper runs it;
+OpenMP host-CPU devices: a shared object), then the HIP fat binary (offload
+bundler), NVIDIA fat binary (fatbinary) or OffloadBinary (OpenMP), and
+registration code from `offload wrap` that registers it with every kernel
+and variable of the program's host objects. One per program: the
+registration spans all of the program's offload entries. Returns the deps' CcInfo plus the registration
 (alwayslink): cc_binary(deps = [":device_link"]) links the program. Compile
 -c opt: the device link optimizes at -O2 like the compiles.""",
     attrs = {
         "deps": attr.label_list(
-            doc = "offload_library(rdc = True) targets; their CcInfo is passed on.",
+            doc = "offload_library(rdc = True) and OpenMP offload_library targets; their CcInfo is passed on.",
             providers = [CcInfo],
             mandatory = True,
         ),

@@ -1,4 +1,4 @@
-"""offload_library: a HIP or CUDA library, device and host halves, as CcInfo."""
+"""offload_library: a HIP, CUDA or OpenMP library, device and host halves, as CcInfo."""
 
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
@@ -19,7 +19,7 @@ def _check_copts(ctx):
         if flag in ("-fgpu-rdc", "-fno-gpu-rdc", "--offload-new-driver", "-fcuda-rdc"):
             fail("%s: copts: %s is the rule's choice, not a flag: relocatable device code needs the " % (ctx.label, flag) +
                  "device link of every library of a binary (rdc = True), which one compile cannot do")
-        if flag.startswith("--offload-arch") or flag.startswith("--cuda-gpu-arch"):
+        if flag.startswith("--offload-arch") or flag.startswith("--cuda-gpu-arch") or flag.startswith("-fopenmp-targets"):
             fail("%s: copts: %s: list offload targets in targets (or --@rules_offload//rules:targets)" % (ctx.label, flag))
 
 def _gpubinary(ctx, clang, kind, images, stem):
@@ -33,29 +33,42 @@ def _gpubinary(ctx, clang, kind, images, stem):
     out = ctx.actions.declare_file("_offload/%s/%s.fatbin" % (ctx.label.name, stem))
     return emit_fatbinary(ctx, clang.cuda, images, out)
 
+def _rdc_plan(ctx, kind, target):
+    """How to compile relocatable device code for one target: (flags, extension, image kind)."""
+    if kind == "openmp":
+        if target.processor:
+            fail("%s: target %r: OpenMP libraries offload to host-CPU devices (x86_64-pc-linux-gnu); " % (ctx.label, target.name) +
+                 "a GPU's device link needs LLVM's OpenMP device runtime, which these rules do not link yet")
+
+        # The host-CPU device links a shared object that the runtime's
+        # plugin loads with dlopen.
+        return ["-c", "-fPIC"], ".pic.o", "object"
+    if target.ptx:
+        fail("%s: target %r: relocatable device code is linked by nvlink, which takes cubins, " % (ctx.label, target.name) +
+             "not PTX; use sm_%s, or rdc = False" % target.processor[len("sm_"):])
+
+    # ".o", not ".bc": clang compiles a .bc input again (device libraries
+    # and all) instead of handing it to the LTO link.
+    return ["-c", "-fgpu-rdc", "--offload-new-driver"], ".rdc.o", ("bitcode" if kind == "hip" else "cubin")
+
 def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     """Relocatable device objects per (target, source), and the provider that carries them.
 
     These are the device compiles of clang's new offload driver with
     -fgpu-rdc: LLVM bitcode for AMDGPU, relocatable cubins (ptxas -c) for
-    NVIDIA, byte-identical to what clang embeds in its host objects.
+    NVIDIA, byte-identical to what clang embeds in its host objects; for
+    OpenMP host-CPU devices, position-independent objects.
     """
     images = []
     objects = {}
     for t in targets:
-        if t.ptx:
-            fail("%s: target %r: relocatable device code is linked by nvlink, which takes cubins, " % (ctx.label, t.name) +
-                 "not PTX; use sm_%s, or rdc = False" % t.processor[len("sm_"):])
-
-        # ".o", not ".bc": clang compiles a .bc input again (device
-        # libraries and all) instead of handing it to the LTO link.
-        ext = ".rdc.o"
+        flags, ext, image_kind = _rdc_plan(ctx, kind, t)
         mine = []
         for src, stem in zip(srcs, stems):
             out = ctx.actions.declare_file("_offload/%s/%s/%s%s" % (ctx.label.name, t.dir, stem, ext))
-            emit_device_compile(ctx, clang, src, t, out, kind, ["-c", "-fgpu-rdc", "--offload-new-driver"], **kwargs)
+            emit_device_compile(ctx, clang, src, t, out, kind, flags, **kwargs)
             mine.append(out)
-            images.append(struct(file = out, image_kind = "bitcode" if kind == "hip" else "cubin", target = t.name))
+            images.append(struct(file = out, image_kind = image_kind, target = t.name))
         objects[t.name] = mine
     names = sorted([t.name for t in targets])
     transitive = {n: [] for n in names}
@@ -97,7 +110,11 @@ def _offload_library_impl(ctx):
 
     stems = source_stems(srcs)
     providers = []
-    if ctx.attr.rdc:
+
+    # OpenMP device code is always linked per program, as clang's driver
+    # links it at the program's link.
+    rdc = ctx.attr.rdc or kind == "openmp"
+    if rdc:
         # Device half: relocatable device objects, linked once per binary.
         images, rdc_info = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
         providers.append(rdc_info)
@@ -112,7 +129,7 @@ def _offload_library_impl(ctx):
     for i, src in enumerate(srcs):
         stem = stems[i]
         gpubinary = None
-        if not ctx.attr.rdc:
+        if not rdc:
             mine = [images[t * len(srcs) + i] for t in range(len(targets))]
             gpubinary = _gpubinary(ctx, clang, kind, mine, stem)
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
@@ -140,14 +157,15 @@ _ATTRS = compile_attrs("o")
 _ATTRS.pop("type")
 _ATTRS.update({
     "kind": attr.string(
-        doc = "Offload kind: \"hip\" or \"cuda\".",
+        doc = "Offload kind: \"hip\", \"cuda\" or \"openmp\" (host-CPU devices; always relocatable).",
         mandatory = True,
-        values = ["hip", "cuda"],
+        values = ["hip", "cuda", "openmp"],
     ),
     "runtime": attr.string(
         doc = "The offload runtime to link: \"\" (HIP: libamdhip64.so; CUDA: libcudart_static.a " +
-              "with -ldl -lrt -lpthread, as nvcc), \"shared\" (CUDA: libcudart.so), \"static\" or " +
-              "\"none\" (link it yourself). From the clang toolchain's ROCm or CUDA installation.",
+              "with -ldl -lrt -lpthread, as nvcc; OpenMP: libomp and libomptarget), \"shared\" " +
+              "(CUDA: libcudart.so), \"static\" or \"none\" (link it yourself). From the clang " +
+              "toolchain's ROCm, CUDA or LLVM installation.",
         values = ["", "static", "shared", "none"],
     ),
     "linkopts": attr.string_list(doc = "Flags for the link of binaries that depend on this library."),
@@ -165,7 +183,7 @@ _ATTRS.update({
 
 offload_library = rule(
     implementation = _offload_library_impl,
-    doc = """A HIP or CUDA library: sources with kernels and the host code that launches them.
+    doc = """A HIP, CUDA or OpenMP library: sources with kernels and the host code that launches them.
 
 Per source: one OffloadCompile per target (AMDGPU code objects; CUDA cubins
 for sm_XX, PTX for compute_XX), the images in the fat binary the runtime
@@ -174,6 +192,11 @@ CUDA installation's fatbinary), and one OffloadHostCompile that embeds it
 with the same cuid, as clang's own `-c` does. The result is CcInfo: the host
 objects, hdrs/includes/defines for dependents, deps, and the runtime
 (libamdhip64; cudart), so cc_binary(deps = [...]) links a program.
+
+OpenMP (kind "openmp", host-CPU targets such as x86_64-pc-linux-gnu):
+relocatable device objects per (source, target) and the host half of
+-fopenmp-targets; an offload_device_link over the program's libraries links
+the device code, packages it and registers it with libomptarget.
 
 Compilation mode drives both halves: -c opt adds -O2, -c dbg -g; copts
 come after and win.""",

@@ -16,6 +16,8 @@ def _offload_llvm_impl(ctx):
             version = ctx.attr.version,
             major = int(ctx.attr.version.split(".")[0]) if ctx.attr.version[:1].isdigit() else 0,
             predefines_wavefront_size = ctx.attr.predefines_wavefront_size,
+            openmp_runtime = ctx.files.openmp_runtime,
+            target_triple = ctx.attr.target_triple,
         ),
     ]
 
@@ -52,6 +54,15 @@ inputs of every compile, so a different compiler is a different action key.""",
         "version": attr.string(
             doc = "clang's version, as `clang --version` prints it (\"22.1.8\").",
             mandatory = True,
+        ),
+        "openmp_runtime": attr.label_list(
+            doc = "The OpenMP offload runtime: libomp, libomptarget and its host-CPU plugins " +
+                  "(named by soname, as programs load them). Empty when not installed.",
+            allow_files = True,
+        ),
+        "target_triple": attr.string(
+            doc = "clang's default target triple (`clang -print-target-triple`): the host triple " +
+                  "its driver uses, e.g. in bundle entry IDs of host objects.",
         ),
         "predefines_wavefront_size": attr.bool(
             doc = "Whether clang predefines __AMDGCN_WAVEFRONT_SIZE (LLVM 21 and older do).",

@@ -226,3 +226,66 @@ def _rdc_mismatch_test(ctx):
     return analysistest.end(env)
 
 rdc_mismatch_test = analysistest.make(_rdc_mismatch_test, expect_failure = True)
+
+def _failure_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, ctx.attr.message)
+    return analysistest.end(env)
+
+# Analysis fails with a message that contains `message`.
+failure_test = analysistest.make(
+    _failure_test,
+    attrs = {"message": attr.string(mandatory = True)},
+    expect_failure = True,
+)
+
+def _openmp_library_test(ctx):
+    env = analysistest.begin(ctx)
+    _count(env, "OffloadCompile", 1)
+    _count(env, "OffloadHostCompile", 1)
+    for a in _actions(env, "OffloadCompile"):
+        for arg in ["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu", "--offload-device-only", "-c", "-fPIC"]:
+            _has(env, a.argv, arg, "OpenMP device compile")
+    for a in _actions(env, "OffloadHostCompile"):
+        for arg in ["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu", "--offload-host-only", "-c", "-fPIC"]:
+            _has(env, a.argv, arg, "OpenMP host compile")
+        for a2 in a.argv:
+            if a2.startswith("-cuid=") or a2.startswith("--offload-arch") or a2 == "-fgpu-rdc":
+                analysistest.fail(env, "OpenMP host compile has %r" % a2)
+    libs = _libraries(analysistest.target_under_test(env)[CcInfo])
+    for want in ["k.o", "libomp.so.5", "libomptarget.so.16"]:
+        if want not in libs:
+            analysistest.fail(env, "CcInfo links %r, not %s" % (libs, want))
+    return analysistest.end(env)
+
+openmp_library_test = analysistest.make(_openmp_library_test)
+
+def _openmp_device_link_test(ctx):
+    env = analysistest.begin(ctx)
+    links = _actions(env, "OffloadDeviceLink")
+    asserts.equals(env, 1, len(links), "one device link per target")
+    for a in links:
+        for arg in ["--target=x86_64-pc-linux-gnu", "-shared"]:
+            _has(env, a.argv, arg, "host-CPU device link")
+        objs = [x.rpartition("/")[2] for x in a.argv if x.endswith(".pic.o")]
+        asserts.equals(env, ["k.pic.o", "omp_a.pic.o"], objs, "device objects of %s" % a.argv)
+    _count(env, "OffloadPackage", 1)
+    for a in _actions(env, "OffloadWrap"):
+        # clang-16's host objects: the legacy entries of libomptarget 16.
+        for arg in ["--kind=openmp", "--entries=legacy"]:
+            _has(env, a.argv, arg, "OpenMP registration")
+    _count(env, "OffloadWrap", 1)
+    return analysistest.end(env)
+
+openmp_device_link_test = analysistest.make(_openmp_device_link_test)
+
+def _host_triple_test(ctx):
+    env = analysistest.begin(ctx)
+    b = _actions(env, "OffloadBundle")
+    asserts.equals(env, 1, len(b), "one bundle")
+    if b:
+        targets = _value(b[0].argv, "-targets=")
+        asserts.equals(env, "host-x86_64-pc-linux-gnu-,hipv4-amdgcn-amd-amdhsa--gfx906", targets)
+    return analysistest.end(env)
+
+host_triple_test = analysistest.make(_host_triple_test)
