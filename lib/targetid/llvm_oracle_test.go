@@ -39,6 +39,15 @@ func runTool(t *testing.T, dir, tool string, args ...string) (stdout, errText st
 	return r.Stdout, msg, r.Code == 0
 }
 
+// llvmCrashed tells whether the tool died with LLVM's stack dump. LLVM
+// 22.1.8 dereferences an empty optional in getConflictTargetIDCombination
+// when a target ID's feature has no sign ("gfx90a:xnack"): undefined
+// behaviour, a segfault on some machines and a silent pass on others. Such
+// inputs have no oracle answer; ours rejects or keeps them without crashing.
+func llvmCrashed(msg string) bool {
+	return strings.Contains(msg, "PrintStackTrace") || strings.Contains(msg, "Stack dump")
+}
+
 // bundleArgs builds "-targets=... -input=d ..." for ids, with d a file in dir.
 func bundleArgs(typ string, ids []string, output string) []string {
 	args := []string{"-type=" + typ, "-targets=" + strings.Join(ids, ","), "-output=" + output}
@@ -60,6 +69,7 @@ func oracleDir(t *testing.T) string {
 type oracleResult struct {
 	Standard string // as listed after bundling, when accepted
 	Error    string // the bundler's error, when rejected
+	Crashed  bool   // the bundler crashed (see llvmCrashed): no answer
 }
 
 // pack groups valid IDs into bundles LLVM accepts whatever the IDs are:
@@ -124,9 +134,23 @@ func askLLVM(t *testing.T, raws []string) map[string]oracleResult {
 			valid = append(valid, e)
 		}
 	}
-	for i, ids := range pack(valid, 150) {
+	batches := pack(valid, 150)
+	for i := 0; i < len(batches); i++ {
+		ids := batches[i]
 		out := fmt.Sprintf("p%d.ll", i)
 		if _, msg, ok := runTool(t, dir, tool, bundleArgs("ll", ids, out)...); !ok {
+			if llvmCrashed(msg) && len(ids) > 1 {
+				// One ID crashes the whole batch: bundle each alone.
+				for _, id := range ids {
+					e, _ := ParseEntryID(id)
+					batches = append(batches, pack([]EntryID{e}, 1)...)
+				}
+				continue
+			}
+			if llvmCrashed(msg) {
+				res[ids[0]] = oracleResult{Crashed: true}
+				continue
+			}
 			t.Errorf("bundling %q failed: %s", ids, msg)
 			continue
 		}
@@ -271,7 +295,7 @@ func TestLLVMOracleEntryIDRounds(t *testing.T) {
 		var next []string
 		seen := map[string]bool{}
 		for _, s := range ids {
-			if r, ok := got[s]; ok && r.Error == "" && r.Standard != s && !seen[r.Standard] {
+			if r, ok := got[s]; ok && !r.Crashed && r.Error == "" && r.Standard != s && !seen[r.Standard] {
 				seen[r.Standard] = true
 				next = append(next, r.Standard)
 			}
@@ -292,10 +316,23 @@ func TestLLVMOracleEntryIDRounds(t *testing.T) {
 // checkAgainstLLVM compares ParseEntryID with LLVM's results.
 func checkAgainstLLVM(t *testing.T, ids []string, llvm map[string]oracleResult) {
 	t.Helper()
+	crashed := 0
+	defer func() {
+		if crashed > 0 {
+			t.Logf("%d of %d IDs crash LLVM's bundler (see llvmCrashed); not compared", crashed, len(ids))
+		}
+		if crashed > len(ids)/4 {
+			t.Errorf("%d of %d IDs crash LLVM's bundler: too few compared", crashed, len(ids))
+		}
+	}()
 	for _, s := range ids {
 		want, ok := llvm[s]
 		if !ok {
 			continue // its batch failed and was reported
+		}
+		if want.Crashed {
+			crashed++
+			continue
 		}
 		e, err := ParseEntryID(s)
 		switch {
@@ -402,7 +439,7 @@ func TestLLVMOracleCompatible(t *testing.T) {
 	tool := llvmtest.Tool(t, bundlerTool)
 	dir := t.TempDir()
 	g := newIDGen(*oracleSeed + 3)
-	matched, missed := 0, 0
+	matched, missed, crashed := 0, 0, 0
 	for f := range 6 {
 		var cos []string
 		for range 10 {
@@ -437,6 +474,9 @@ func TestLLVMOracleCompatible(t *testing.T) {
 						t.Fatal(err)
 					}
 					fmt.Sscanf(string(data), "P%d", &got)
+				} else if llvmCrashed(msg) {
+					crashed++
+					continue
 				} else if msg != "Can't find bundles for "+r.String() {
 					t.Errorf("unbundle %q: unexpected error %q", req, msg)
 					continue
@@ -452,7 +492,7 @@ func TestLLVMOracleCompatible(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d matches, %d misses", matched, missed)
+	t.Logf("%d matches, %d misses, %d requests crash LLVM's bundler (see llvmCrashed)", matched, missed, crashed)
 	if matched < 5 || missed < 5 {
 		t.Errorf("weak test: %d matches, %d misses", matched, missed)
 	}
