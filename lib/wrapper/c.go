@@ -199,13 +199,16 @@ func (e *cEmitter) fatbin() {
 func (e *cEmitter) globalsReg() {
 	p, rt := e.p, e.p.rt
 	l := p.entries
+	e.noEntries()
 	e.printf("\nstatic void offload_globals_reg(void **h) __asm__(\"%s\");\n", p.globals)
 	e.printf("static __attribute__((section(\".text.startup\"), used)) void offload_globals_reg(void **h) {\n")
-	e.printf("  struct __tgt_offload_entry *e;\n  for (e = %s; e != %s; ++e) {\n", l.start, l.stop)
+	e.printf("  struct __tgt_offload_entry *e;\n  int n = 0;\n")
+	e.printf("  for (e = %s; e != %s; ++e) {\n", l.start, l.stop)
 	e.printf("    uint32_t flags = (uint32_t)e->flags, ext = (flags >> 3) & 1;\n")
 	if p.abi == LLVM20 {
 		e.printf("    if (e->kind != %d)\n      continue;\n", p.kind.offloadKind())
 	}
+	e.printf("    ++n;\n")
 	e.printf("    if (e->size == 0) {\n      %s(h, e->addr, e->name, e->name, -1, 0, 0, 0, 0, 0);\n      continue;\n    }\n", rt.regFunc)
 	e.printf("    switch (flags & 7) {\n    case 0:\n      %s(h, e->addr, e->name, e->name, (int)ext, e->size, (int)((flags >> 4) & 1), 0);\n      break;\n", rt.regVar)
 	if rt.managed {
@@ -215,7 +218,26 @@ func (e *cEmitter) globalsReg() {
 		e.printf("    case 2:\n      %s(h, e->addr, e->name, e->name, (int)e->data, (int)ext);\n      break;\n", rt.regSurface)
 		e.printf("    case 3:\n      %s(h, e->addr, e->name, e->name, (int)e->data, (int)((flags >> 5) & 1), (int)ext);\n      break;\n", rt.regTexture)
 	}
-	e.printf("    default:\n      break;\n    }\n  }\n}\n\n")
+	e.printf("    default:\n      break;\n    }\n  }\n  if (n == 0)\n    offload_no_entries();\n}\n\n")
+}
+
+// noEntries writes the function that reports a registration without
+// kernels or variables. The host code of such a program was compiled
+// without offload entries (no -fgpu-rdc, or a whole-program object that
+// registers itself): every kernel launch would fail, but only on a GPU. The
+// C form says so on stderr at start-up, on any machine; the other forms
+// make exactly LLVM's calls.
+func (e *cEmitter) noEntries() {
+	p := e.p
+	msg := fmt.Sprintf("offload registration: a %s fat binary is registered with no kernel or variable: "+
+		"no host object of this program has %s offload entries (section %s). Compile the host code "+
+		"with -fgpu-rdc --offload-new-driver (offload_library(rdc = True)), or drop this registration "+
+		"if the host objects embed their fat binary (-fcuda-include-gpubinary registers itself).\n",
+		p.kind, p.kind, p.entries.section)
+	e.printf("long write(int, const void *, unsigned long);\n\n")
+	e.printf("static __attribute__((section(\".text.startup\"), used)) void offload_no_entries(void) {\n")
+	e.printf("  static const char msg[] = %s;\n", cQuote(msg))
+	e.printf("  if (write(2, msg, sizeof msg - 1) < 0)\n    return;\n}\n")
 }
 
 // cQuote returns s as a C string literal.

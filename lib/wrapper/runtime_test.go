@@ -287,3 +287,40 @@ func TestOpenMPRuntimeStub(t *testing.T) {
 		}
 	}
 }
+
+// TestFatbinNoEntriesWarns: a C registration linked into a program whose
+// host objects have no offload entries of its kind (host code compiled
+// without -fgpu-rdc) says so on stderr at start-up; with entries it is
+// silent. Entries of another kind do not count.
+func TestFatbinNoEntriesWarns(t *testing.T) {
+	needX86Linux(t)
+	llvmtest.Need(t, "gcc")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"rt.c": stubFatbinRuntime, "entries.c": entriesLLVM20, "omp.c": ompEntries})
+	llvmtest.Run(t, dir, "gcc", "-c", "rt.c", "entries.c", "omp.c")
+	for _, c := range []struct {
+		kind Kind
+		in   []byte
+	}{{CUDA, fatbinFixture()}, {HIP, bundleVector()}} {
+		k := c.kind.String()
+		img := fileImage(t, dir, k+".img", c.in)
+		writeFiles(t, dir, map[string]string{k + ".c": string(emit(t, "c", []Image{img}, Options{Kind: c.kind}))})
+		llvmtest.Run(t, dir, "gcc", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-o", k+".o", k+".c")
+		for _, run := range []struct {
+			objs []string
+			warn bool
+		}{
+			{[]string{"rt.o", k + ".o"}, true},
+			{[]string{"rt.o", "omp.o", k + ".o"}, true},
+			{[]string{"rt.o", "entries.o", k + ".o"}, false},
+		} {
+			exe := k + "-" + strings.Join(run.objs, "-")
+			llvmtest.Run(t, dir, "gcc", append([]string{"-o", exe}, run.objs...)...)
+			r := llvmtest.RunResult(t, dir, nil, "./"+exe)
+			warned := strings.Contains(r.Stderr, "offload registration: a "+k+" fat binary is registered with no kernel or variable")
+			if r.Code != 0 || warned != run.warn || !strings.Contains(r.Stdout, "RegisterFatBinary") {
+				t.Errorf("%s with %v: exit %d, warned %v (want %v)\nstdout:\n%s\nstderr:\n%s", k, run.objs, r.Code, warned, run.warn, r.Stdout, r.Stderr)
+			}
+		}
+	}
+}
