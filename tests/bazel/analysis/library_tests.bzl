@@ -160,20 +160,6 @@ library_dbg_test = analysistest.make(
     config_settings = {"//command_line_option:compilation_mode": "dbg"},
 )
 
-def _rdc_copt_test(ctx):
-    env = analysistest.begin(ctx)
-    asserts.expect_failure(env, "copts: -fgpu-rdc is the rule's choice")
-    return analysistest.end(env)
-
-library_rdc_copt_test = analysistest.make(_rdc_copt_test, expect_failure = True)
-
-def _hip_static_runtime_test(ctx):
-    env = analysistest.begin(ctx)
-    asserts.expect_failure(env, "ROCm's HIP runtime (libamdhip64) is a shared library only")
-    return analysistest.end(env)
-
-hip_static_runtime_test = analysistest.make(_hip_static_runtime_test, expect_failure = True)
-
 def _rdc_library_test(ctx):
     env = analysistest.begin(ctx)
     _count(env, "OffloadCompile", 2)
@@ -212,20 +198,6 @@ def _rdc_link_test(ctx):
     return analysistest.end(env)
 
 rdc_link_test = analysistest.make(_rdc_link_test)
-
-def _rdc_ptx_test(ctx):
-    env = analysistest.begin(ctx)
-    asserts.expect_failure(env, "relocatable device code is linked by nvlink, which takes cubins, not PTX")
-    return analysistest.end(env)
-
-rdc_ptx_test = analysistest.make(_rdc_ptx_test, expect_failure = True)
-
-def _rdc_mismatch_test(ctx):
-    env = analysistest.begin(ctx)
-    asserts.expect_failure(env, "libraries of one device link need the same kind and targets")
-    return analysistest.end(env)
-
-rdc_mismatch_test = analysistest.make(_rdc_mismatch_test, expect_failure = True)
 
 def _failure_test(ctx):
     env = analysistest.begin(ctx)
