@@ -2,12 +2,7 @@
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
-
-def _actions(env, mnemonic):
-    return [a for a in analysistest.target_actions(env) if a.mnemonic == mnemonic]
-
-def _count(env, mnemonic, want):
-    asserts.equals(env, want, len(_actions(env, mnemonic)), "number of %s actions" % mnemonic)
+load(":helpers.bzl", _actions = "actions", _count = "count", _has = "has")
 
 def _value(argv, prefix):
     for a in argv:
@@ -22,9 +17,12 @@ def _after(argv, flag):
             return argv[i + 2]
     return None
 
-def _has(env, argv, arg, what):
-    if arg not in argv:
-        analysistest.fail(env, "%s: %r missing from %r" % (what, arg, argv))
+def _links_all(env, cc_info, names):
+    """Asserts that a binary over cc_info links each of names (basenames)."""
+    libs = _libraries(cc_info)
+    for want in names:
+        if want not in libs:
+            analysistest.fail(env, "CcInfo links %r, not %s" % (libs, want))
 
 def _source(action):
     return action.argv[-1]
@@ -93,10 +91,7 @@ def _hip_library_test(ctx):
         ]:
             _has(env, h.argv, arg, "HIP host compile")
     info = analysistest.target_under_test(env)[CcInfo]
-    libs = _libraries(info)
-    for want in ["a.o", "b.o", "libamdhip64.so"]:
-        if want not in libs:
-            analysistest.fail(env, "CcInfo links %r, not %s" % (libs, want))
+    _links_all(env, info, ["a.o", "b.o", "libamdhip64.so"])
     headers = [f.basename for f in info.compilation_context.headers.to_list()]
     if "dep.h" not in headers:
         analysistest.fail(env, "hdrs not public: %r" % headers)
@@ -224,10 +219,7 @@ def _openmp_library_test(ctx):
         for a2 in a.argv:
             if a2.startswith("-cuid=") or a2.startswith("--offload-arch") or a2 == "-fgpu-rdc":
                 analysistest.fail(env, "OpenMP host compile has %r" % a2)
-    libs = _libraries(analysistest.target_under_test(env)[CcInfo])
-    for want in ["k.o", "libomp.so.5", "libomptarget.so.16"]:
-        if want not in libs:
-            analysistest.fail(env, "CcInfo links %r, not %s" % (libs, want))
+    _links_all(env, analysistest.target_under_test(env)[CcInfo], ["k.o", "libomp.so.5", "libomptarget.so.16"])
     return analysistest.end(env)
 
 openmp_library_test = analysistest.make(_openmp_library_test)

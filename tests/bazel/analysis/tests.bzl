@@ -12,14 +12,9 @@ load(
     "OffloadDeviceArchiveInfo",
     "OffloadPackageInfo",
 )
+load(":helpers.bzl", _actions = "actions", _count = "count", _has = "has")
 
 # --- helpers -----------------------------------------------------------------
-
-def _actions(env, mnemonic):
-    return [a for a in analysistest.target_actions(env) if a.mnemonic == mnemonic]
-
-def _count(env, mnemonic, want):
-    asserts.equals(env, want, len(_actions(env, mnemonic)), "number of %s actions" % mnemonic)
 
 def _flag(argv, prefix):
     """The first argument starting with prefix, or None."""
@@ -27,10 +22,6 @@ def _flag(argv, prefix):
         if a.startswith(prefix):
             return a
     return None
-
-def _has(env, argv, arg, what):
-    if arg not in argv:
-        analysistest.fail(env, "%s: %r missing from %r" % (what, arg, argv))
 
 def _lacks(env, argv, arg, what):
     if arg in argv:
