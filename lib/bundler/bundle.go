@@ -201,6 +201,11 @@ func printCompressed(cfg *Config, h ccob.Header) {
 	fmt.Fprintf(cfg.Stderr, "Compressed bundle format version: %d\n", h.Version)
 	fmt.Fprintf(cfg.Stderr, "Total file size (including headers): %s bytes\n", commas(h.TotalSize))
 	fmt.Fprintf(cfg.Stderr, "Compression method used: %s\n", h.Method)
+	level := cfg.CompressionLevel
+	if level == 0 {
+		level = ccob.DefaultLevel(h.Method)
+	}
+	fmt.Fprintf(cfg.Stderr, "Compression level: %d\n", level)
 	fmt.Fprintf(cfg.Stderr, "Binary size before compression: %s bytes\n", commas(h.UncompressedSize))
 	fmt.Fprintf(cfg.Stderr, "Binary size after compression: %s bytes\n", commas(compressed))
 	if compressed > 0 {

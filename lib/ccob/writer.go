@@ -48,6 +48,18 @@ func DefaultWriterOptions() WriterOptions {
 	return WriterOptions{Version: 3, Method: MethodZstd, Level: 3}
 }
 
+// DefaultLevel is the level LLVM 22's bundler uses for a method when none is
+// given: zstd 3, zlib 6 (0 for an unknown method).
+func DefaultLevel(m Method) int {
+	switch m {
+	case MethodZstd:
+		return 3
+	case MethodZlib:
+		return 6
+	}
+	return 0
+}
+
 func (o WriterOptions) resolve(size int64) (WriterOptions, error) {
 	if o.Version == 0 {
 		o.Version = 3
@@ -55,15 +67,12 @@ func (o WriterOptions) resolve(size int64) (WriterOptions, error) {
 	if o.Version != 2 && o.Version != 3 {
 		return o, fmt.Errorf("%w: version %d (only 2 and 3 can be written)", ErrOption, o.Version)
 	}
+	if o.Level == 0 {
+		o.Level = DefaultLevel(o.Method)
+	}
 	switch o.Method {
 	case MethodZstd:
-		if o.Level == 0 {
-			o.Level = 3
-		}
 	case MethodZlib:
-		if o.Level == 0 {
-			o.Level = 6
-		}
 		if o.Level < zlib.HuffmanOnly || o.Level > zlib.BestCompression {
 			return o, fmt.Errorf("%w: zlib level %d", ErrOption, o.Level)
 		}

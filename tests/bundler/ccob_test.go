@@ -328,6 +328,8 @@ func TestEnvironment(t *testing.T) {
 		{[]string{"OFFLOAD_BUNDLER_COMPRESS=1", "OFFLOAD_BUNDLER_COMPRESSION_LEVEL=+5"}, nil},
 		{[]string{"OFFLOAD_BUNDLER_COMPRESS=1", "OFFLOAD_BUNDLER_COMPRESSION_LEVEL=19"}, nil},
 		{[]string{"OFFLOAD_BUNDLER_COMPRESS=1", "OFFLOAD_BUNDLER_VERBOSE=1"}, nil},
+		{[]string{"OFFLOAD_BUNDLER_COMPRESS=1", "OFFLOAD_BUNDLER_VERBOSE=1", "OFFLOAD_BUNDLER_COMPRESSION_LEVEL=9"}, nil},
+		{nil, []string{"-compress", "-verbose", "-compression-level=19"}},
 		{[]string{"OFFLOAD_BUNDLER_VERBOSE=1"}, []string{"-compress", "-verbose=false"}},
 		{[]string{"OFFLOAD_BUNDLER_VERBOSE=0"}, []string{"-compress", "-verbose"}},
 		{nil, []string{"-compress", "-verbose"}},
@@ -356,7 +358,7 @@ func TestEnvironment(t *testing.T) {
 				t.Errorf("%s: LLVM warns %q; ours printed %q", what, line, or.Stderr)
 			}
 		}
-		sameVerbose(t, what, lr.Stderr, or.Stderr, "Compressed bundle format version:", "Compression method used:",
+		sameVerbose(t, what, lr.Stderr, or.Stderr, "Compressed bundle format version:", "Compression method used:", "Compression level:",
 			"Binary size before compression:", "Truncated MD5 hash:")
 	}
 	// Verbose unbundling of a compressed bundle.
