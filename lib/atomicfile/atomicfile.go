@@ -2,25 +2,29 @@
 // at all: data goes to a temporary file in the destination's directory,
 // which is renamed over the destination only on Commit. A build that fails
 // half-way therefore never leaves a truncated output for a cache to pick up.
+//
+// Committed files get the permissions a plain create would give them, as
+// LLVM's tools do: 0666 less the umask for a new file, and the mode of the
+// file it replaces otherwise (a private 0600 output stays private). Modes
+// are not part of the bytes, and Bazel sets its outputs' modes itself.
 package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
-
-// Mode is the permission of committed files. It is fixed rather than taken
-// from the umask so that outputs are the same on every machine.
-const Mode = 0o644
 
 // File is an output being written.
 type File struct {
 	*os.File
-	path   string
-	direct bool // a device or stdout: written in place, nothing to rename
-	done   bool
+	path     string
+	direct   bool // a device or stdout: written in place, nothing to rename
+	finished bool // the temporary file is closed
+	done     bool
 }
 
 // Create starts writing path. "-" means standard output. Paths that exist and
@@ -40,7 +44,7 @@ func Create(path string) (*File, error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	f, err := createTemp(dir, "."+base+".tmp*")
 	if err != nil {
 		return nil, &os.PathError{Op: "create", Path: path, Err: unwrapPathErr(err)}
 	}
@@ -73,16 +77,30 @@ func (f *File) Commit() error {
 	return nil
 }
 
-// finish closes the temporary file; nothing is visible yet.
-func (f *File) finish() error {
-	if f.done || f.direct {
+// Finish closes the temporary file once everything is written, giving it
+// its final mode; it becomes visible on Commit. An output that is finished
+// early holds no file descriptor while it waits for its group.
+func (f *File) Finish() error {
+	if f.done || f.direct || f.finished {
 		return nil
 	}
-	err := f.File.Chmod(Mode)
+	f.finished = true
+	err := f.File.Chmod(modeFor(f.path))
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+func (f *File) finish() error { return f.Finish() }
+
+// modeFor is the mode an output at path gets: that of the regular file it
+// replaces, else 0666 less the umask.
+func modeFor(path string) os.FileMode {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return fi.Mode().Perm()
+	}
+	return 0o666 &^ umask
 }
 
 // undo puts back what a publish replaced.
@@ -96,6 +114,7 @@ func (u undo) revert() {
 	switch {
 	case u.backup != "":
 		os.Rename(u.backup, u.dest)
+		untrack(u.backup)
 	case u.created:
 		os.Remove(u.dest)
 	}
@@ -104,12 +123,15 @@ func (u undo) revert() {
 // forget drops the backup once the whole commit succeeded.
 func (u undo) forget() {
 	if u.backup != "" {
-		os.Remove(u.backup)
+		removeTemp(u.backup)
 	}
 }
 
-// publish renames the temporary file over the destination, first keeping a
+// publish renames the temporary file to the destination, first keeping a
 // hard link to the file it replaces so that a failed group can restore it.
+// The replaced file is unlinked before the rename: renaming over an
+// existing file makes ext4 (auto_da_alloc) flush the new one to disk, which
+// triples the cost of rewriting outputs.
 func (f *File) publish() (undo, error) {
 	if f.done {
 		return undo{}, nil
@@ -126,13 +148,19 @@ func (f *File) publish() (undo, error) {
 	if _, err := os.Lstat(f.path); err != nil {
 		u.created = true
 	} else if b, err := backupName(f.path); err == nil && os.Link(f.path, b) == nil {
+		track(b, f.path)
 		u.backup = b
+		os.Remove(f.path)
 	}
 	if err := os.Rename(tmp, f.path); err != nil {
-		os.Remove(tmp)
-		u.forget()
+		removeTemp(tmp)
+		if u.backup != "" { // put the replaced file back
+			os.Rename(u.backup, u.dest)
+			untrack(u.backup)
+		}
 		return undo{}, err
 	}
+	untrack(tmp)
 	return u, nil
 }
 
@@ -161,19 +189,34 @@ func (f *File) Abort() {
 		}
 		return
 	}
-	f.File.Close()
-	os.Remove(f.File.Name())
+	if !f.finished {
+		f.File.Close()
+	}
+	removeTemp(f.File.Name())
 }
 
 // Group holds several outputs that succeed or fail together.
-type Group struct{ files []*File }
+type Group struct {
+	files []*File
+	paths map[string]string // cleaned, case-folded path -> path as given
+}
 
-// Create adds a new output to the group.
+// Create adds a new output to the group. Two outputs of one group may not
+// share a path (compared cleaned and case-folded): one would silently
+// replace the other.
 func (g *Group) Create(path string) (*File, error) {
+	key := strings.ToLower(filepath.Clean(path))
+	if prev, ok := g.paths[key]; ok && path != "-" {
+		return nil, fmt.Errorf("%s: the same output is written twice (also as %s)", path, prev)
+	}
 	f, err := Create(path)
 	if err != nil {
 		return nil, err
 	}
+	if g.paths == nil {
+		g.paths = map[string]string{}
+	}
+	g.paths[key] = path
 	g.files = append(g.files, f)
 	return f, nil
 }

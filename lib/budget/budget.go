@@ -63,10 +63,17 @@ func (b *Budget) Reserve(n uint64) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if err := b.check(n); err != nil {
+		return err
+	}
+	b.used += n
+	return nil
+}
+
+func (b *Budget) check(n uint64) error {
 	if n > b.limit-b.used {
 		return &ExceededError{Want: n, Used: b.used, Limit: b.limit}
 	}
-	b.used += n
 	return nil
 }
 
@@ -86,4 +93,16 @@ func (b *Budget) Used() uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.used
+}
+
+// Check returns the error Reserve would return for n, without taking
+// anything: a reader can refuse a sequence of records whose declared sizes
+// together do not fit before it decodes the first, then Reserve each.
+func (b *Budget) Check(n uint64) error {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.check(n)
 }

@@ -48,3 +48,16 @@ func TestDefaultAndNil(t *testing.T) {
 		t.Errorf("nil budget: Used %d, Limit %d, want 0, 0", b.Used(), b.Limit())
 	}
 }
+
+func TestCheckTakesNothing(t *testing.T) {
+	b := New(100)
+	if err := b.Check(100); err != nil {
+		t.Fatalf("Check(100) of an empty budget of 100: %v", err)
+	}
+	if err := b.Check(101); !errors.Is(err, ErrExceeded) {
+		t.Fatalf("Check(101): got %v, want ErrExceeded", err)
+	}
+	if b.Used() != 0 {
+		t.Fatalf("Check changed Used to %d", b.Used())
+	}
+}

@@ -10,7 +10,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 )
 
@@ -32,8 +34,9 @@ type Config struct {
 	CompressedVersion uint16
 	CompressionMethod ccob.Method
 
-	// MaxUncompressedSize refuses compressed inputs that declare more; 0
-	// means the ccob package's default (4 GiB).
+	// MaxUncompressedSize bounds the bytes decompressed from the input, in
+	// total over all its compressed records (archive members included); 0
+	// means budget.DefaultLimit (4 GiB).
 	MaxUncompressedSize uint64
 	// SkipHashCheck trusts the truncated MD5 of compressed inputs, as LLVM
 	// does; by default it is verified.
@@ -43,6 +46,15 @@ type Config struct {
 	Stdout  io.Writer // --list output
 	Stderr  io.Writer // verbose and --### output
 	TempDir string    // where decompressed inputs are spooled; "" = os.TempDir()
+
+	budgetOnce sync.Once
+	budget     *budget.Budget // of the job's input, made on first use
+}
+
+// inputBudget is the decompression budget of the job's input.
+func (c *Config) inputBudget() *budget.Budget {
+	c.budgetOnce.Do(func() { c.budget = budget.New(c.MaxUncompressedSize) })
+	return c.budget
 }
 
 // NewConfig returns LLVM 22's defaults: align 1, CCOB version 3, zstd.

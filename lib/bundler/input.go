@@ -153,6 +153,9 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 		}
 	}
 	opt := ccobOptions(cfg)
+	if err := opt.Budget.Check(ccob.DeclaredSize(src.r, src.size)); err != nil {
+		return nil, fileError(src.name, fmt.Errorf("%s: %w", prefix, err))
+	}
 	for off := int64(0); off < src.size; {
 		rest := io.NewSectionReader(src.r, off, src.size-off)
 		part, used, err := decompressOne(rest, src.size-off, opt, cfg)

@@ -62,7 +62,7 @@ func unbundleCompressed(cfg *Config, t *targets, src *source, h ccob.Header) (pa
 }
 
 func ccobOptions(cfg *Config) ccob.ReaderOptions {
-	return ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck}
+	return ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck, Budget: cfg.inputBudget()}
 }
 
 // wrapCheck words the error of a deferred hash check with LLVM's prefix

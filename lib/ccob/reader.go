@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"sync"
 
+	"github.com/rules-offload/rules_offload/lib/budget"
+
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 )
@@ -34,6 +36,10 @@ type ReaderOptions struct {
 	MaxUncompressedSize uint64
 	// SkipHashCheck skips the MD5 comparison (LLVM 22 never checks it).
 	SkipHashCheck bool
+	// Budget, when set, is charged each CCOB's declared uncompressed size
+	// before decoding, so that the records of one input together (side by
+	// side or nested) cannot inflate past it.
+	Budget *budget.Budget
 }
 
 // Decompress decodes the CCOB at the start of r, which holds size bytes,
@@ -80,6 +86,9 @@ func DecompressDeferred(w io.Writer, r io.ReaderAt, size int64, opt ReaderOption
 	}
 	if h.UncompressedSize > limit {
 		return h, 0, nil, fmt.Errorf("%w: %d > %d", ErrTooLarge, h.UncompressedSize, limit)
+	}
+	if err := opt.Budget.Reserve(h.UncompressedSize); err != nil {
+		return h, 0, nil, fmt.Errorf("ccob: %w", err)
 	}
 	payload := io.NewSectionReader(r, int64(h.HeaderSize), end-int64(h.HeaderSize))
 	out := &boundedWriter{w: w, left: h.UncompressedSize}

@@ -31,7 +31,7 @@ func (w *Walker) binaryBundle(r io.ReaderAt, size int64, where []string, depth i
 // maxText bounds text bundles, which are read into memory (they hold sources).
 const maxText = 256 << 20
 
-func (w *Walker) textBundle(r io.ReaderAt, size int64, comment string, where []string, fn func(*Image) error) error {
+func (w *Walker) textBundle(r io.ReaderAt, size int64, comment string, where []string, depth int, fn func(*Image) error) error {
 	if size > maxText {
 		return fmt.Errorf("text bundle of %d bytes is larger than the %d bytes supported", size, maxText)
 	}
@@ -40,7 +40,7 @@ func (w *Walker) textBundle(r io.ReaderAt, size int64, comment string, where []s
 		return err
 	}
 	for _, e := range es {
-		if err := w.entry(e.ID, bytes.NewReader(e.Data), int64(len(e.Data)), where, 0, fn); err != nil {
+		if err := w.entry(e.ID, bytes.NewReader(e.Data), int64(len(e.Data)), where, depth, fn); err != nil {
 			return err
 		}
 	}
@@ -48,17 +48,23 @@ func (w *Walker) textBundle(r io.ReaderAt, size int64, comment string, where []s
 }
 
 // compressed decompresses each CCOB (they may be concatenated, with zero
-// padding between) into a temporary file and walks it.
+// padding between) into a temporary file and walks it. Every record is
+// charged to the input's budget before it is decoded.
 func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	for off, i := int64(0), 0; off < size; i++ {
-		tmp, err := os.CreateTemp(w.opt.TempDir, "offload-extract-*")
+	if err := w.enterCompressed(); err != nil {
+		return err
+	}
+	defer w.leaveCompressed()
+	if err := w.budget.Check(ccob.DeclaredSize(r, size)); err != nil {
+		return fmt.Errorf("compressed bundles: %w", err)
+	}
+	for off := int64(0); off < size; {
+		tmp, err := w.tempFile()
 		if err != nil {
 			return err
 		}
-		os.Remove(tmp.Name())
-		w.tmps = append(w.tmps, tmp)
 		h, used, err := ccob.Decompress(tmp, io.NewSectionReader(r, off, size-off), size-off,
-			ccob.ReaderOptions{MaxUncompressedSize: w.opt.MaxUncompressedSize})
+			ccob.ReaderOptions{MaxUncompressedSize: w.budget.Limit(), Budget: w.budget})
 		if err != nil {
 			return fmt.Errorf("compressed bundle at offset %d: %w", off, err)
 		}
@@ -66,6 +72,7 @@ func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int
 		if err := w.any(tmp, int64(h.UncompressedSize), with(where, name), depth+1, fn); err != nil {
 			return err
 		}
+		w.release(tmp)
 		if off, err = ccob.SkipPadding(r, off+used, size); err != nil {
 			return err
 		}
@@ -77,30 +84,48 @@ func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int
 }
 
 func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	ims, err := offloadbin.ReadAll(r, size)
+	var spilled []*os.File
+	ims, err := offloadbin.ReadAll(r, size, offloadbin.WithBudget(w.budget),
+		offloadbin.WithSpill(func() (*os.File, error) {
+			f, err := w.tempFile()
+			if err == nil {
+				spilled = append(spilled, f)
+			}
+			return f, err
+		}))
 	if err != nil {
 		return err
 	}
 	for i := range ims {
-		ob := &ims[i]
-		label := fmt.Sprintf("image %d", i)
-		data := io.ReaderAt(ob.Open())
-		head := headOf(data, ob.Size, 64)
-		if offloadbin.IsOffloadBinary(head) || bundle.IsBinary(head) || ccob.IsCompressed(head) {
-			if err := w.any(data, ob.Size, with(where, label), depth+1, fn); err != nil {
-				return err
-			}
-			continue
-		}
-		im := &Image{
-			Where: with(where, label), OffloadKind: ob.OffloadKind.String(), Triple: ob.Triple(),
-			TargetID: ob.Arch(), ImageKind: ob.ImageKind, Strings: ob.Strings, Size: ob.Size, data: data,
-		}
-		if err := fn(im); err != nil {
+		if err := w.offloadImage(&ims[i], i, where, depth, fn); err != nil {
 			return err
 		}
 	}
+	for _, f := range spilled {
+		w.release(f)
+	}
 	return nil
+}
+
+// offloadImage hands on one image of an OffloadBinary, or walks it if it is
+// itself a container.
+func (w *Walker) offloadImage(ob *offloadbin.Image, i int, where []string, depth int, fn func(*Image) error) error {
+	label := fmt.Sprintf("image %d", i)
+	data := io.ReaderAt(ob.Open())
+	head := headOf(data, ob.Size, 64)
+	if offloadbin.IsOffloadBinary(head) || bundle.IsBinary(head) || ccob.IsCompressed(head) {
+		if ob.Compressed {
+			if err := w.enterCompressed(); err != nil {
+				return fmt.Errorf("%s: %w", label, err)
+			}
+			defer w.leaveCompressed()
+		}
+		return w.any(data, ob.Size, with(where, label), depth+1, fn)
+	}
+	return fn(&Image{
+		Where: with(where, label), OffloadKind: ob.OffloadKind.String(), Triple: ob.Triple(),
+		TargetID: ob.Arch(), ImageKind: ob.ImageKind, Strings: ob.Strings, Size: ob.Size, data: data,
+	})
 }
 
 func (w *Walker) archive(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -151,45 +150,6 @@ func sanitize(s string) string {
 	return s
 }
 
-// Names returns the file names ToDir and ToArchive give the images:
-// FileName, with repeats numbered (name.1.ext, name.2.ext, ...).
-func Names(prefix string, ims []*Image) []string { return uniqueNames(prefix, ims) }
-
-// uniqueNames gives each image a distinct name, numbering repeats.
-func uniqueNames(prefix string, ims []*Image) []string {
-	seen := map[string]int{}
-	names := make([]string, len(ims))
-	for i, im := range ims {
-		n := FileName(prefix, im)
-		if k := seen[n]; k > 0 {
-			ext := filepath.Ext(n)
-			n = fmt.Sprintf("%s.%d%s", strings.TrimSuffix(n, ext), k, ext)
-		}
-		seen[FileName(prefix, im)]++
-		names[i] = n
-	}
-	return names
-}
-
-// ToDir writes the images into dir, all or none, and returns the paths.
-func ToDir(dir, prefix string, ims []*Image) ([]string, error) {
-	var g atomicfile.Group
-	defer g.Abort()
-	var paths []string
-	for i, name := range uniqueNames(prefix, ims) {
-		p := filepath.Join(dir, name)
-		f, err := g.Create(p)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := f.ReadFrom(ims[i].Open()); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		paths = append(paths, p)
-	}
-	return paths, g.Commit()
-}
-
 // ToArchive writes the images as members of a deterministic ar archive.
 func ToArchive(path, prefix string, ims []*Image) error {
 	f, err := atomicfile.Create(path)
@@ -197,7 +157,7 @@ func ToArchive(path, prefix string, ims []*Image) error {
 		return err
 	}
 	defer f.Abort()
-	names := uniqueNames(prefix, ims)
+	names := Names(prefix, ims)
 	ms := make([]ar.WriterMember, len(ims))
 	for i, im := range ims {
 		ms[i] = ar.WriterMember{Name: names[i], Size: im.Size, Data: im.Open()}

@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
@@ -50,16 +52,29 @@ func (im *Image) Processor() string {
 
 // Options tune a walk.
 type Options struct {
-	MaxDepth            int    // 0 means 16
-	MaxUncompressedSize uint64 // 0: the ccob default
-	TempDir             string // where compressed payloads are decompressed
+	MaxDepth int // 0 means 16
+	// MaxUncompressedSize bounds the bytes decompressed from one input, in
+	// total over all its compressed records and nesting levels; 0 means
+	// budget.DefaultLimit.
+	MaxUncompressedSize uint64
+	// AllowNestedCompression lets compressed data hold more compressed
+	// data (a CCOB in a CCOB, or in a compressed OffloadBinary). Real tool
+	// chains never write that; by default it is refused.
+	AllowNestedCompression bool
+	// Consume promises that the callback is done with each image when it
+	// returns, so that decompressed data is released as soon as the images
+	// in it have been handed on instead of when the walker is closed.
+	Consume bool
+	TempDir string // where compressed payloads are decompressed
 }
 
 // Walker walks containers; Close removes its temporary files.
 type Walker struct {
-	opt    Options
-	tmps   []*os.File
-	closer []func()
+	opt       Options
+	tmps      []*os.File
+	closer    []func()
+	budget    *budget.Budget // of the input being walked
+	inflating int            // compressed containers the walk is inside
 }
 
 // OnClose registers fn to run when the walker is closed, so that callers can
@@ -89,8 +104,43 @@ func (w *Walker) Close() {
 // name. A container that fails to parse stops the walk with an error that
 // names where it was found.
 func (w *Walker) Walk(r io.ReaderAt, size int64, name string, fn func(*Image) error) error {
+	w.budget, w.inflating = budget.New(w.opt.MaxUncompressedSize), 0
 	return w.any(r, size, []string{name}, 0, fn)
 }
+
+// tempFile returns an unlinked temporary file, closed with the walker.
+func (w *Walker) tempFile() (*os.File, error) {
+	f, err := os.CreateTemp(w.opt.TempDir, "offload-extract-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	w.tmps = append(w.tmps, f)
+	return f, nil
+}
+
+// release closes f now if the caller consumes images as they come, so
+// that disk use is bounded by one compressed record at a time.
+func (w *Walker) release(f *os.File) {
+	if !w.opt.Consume {
+		return
+	}
+	f.Close()
+	w.tmps = slices.DeleteFunc(w.tmps, func(t *os.File) bool { return t == f })
+}
+
+// enterCompressed counts one more level of compressed data, refusing
+// compressed data inside compressed data unless allowed; leave undoes it.
+func (w *Walker) enterCompressed() error {
+	if w.inflating > 0 && !w.opt.AllowNestedCompression {
+		return errors.New("compressed data inside compressed data: refused " +
+			"(real tool chains do not nest compression; allow it explicitly to read this input)")
+	}
+	w.inflating++
+	return nil
+}
+
+func (w *Walker) leaveCompressed() { w.inflating-- }
 
 func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	if depth > w.opt.MaxDepth {
@@ -111,7 +161,7 @@ func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn fu
 		err = w.archive(r, size, where, depth, fn)
 	default:
 		if c, ok := textComment(head); ok {
-			err = w.textBundle(r, size, c, where, fn)
+			err = w.textBundle(r, size, c, where, depth, fn)
 		}
 	}
 	var we *walkError

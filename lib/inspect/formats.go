@@ -91,7 +91,7 @@ func (w *walker) textBundle(n *Node, v view, comment string, depth int) {
 
 func (w *walker) offloadBinaries(n *Node, v view, depth int) {
 	n.Format = "offload-binary"
-	ims, err := offloadbin.ReadAll(v.r, v.size)
+	ims, err := offloadbin.ReadAll(v.r, v.size, offloadbin.WithBudget(w.budget), offloadbin.WithSpill(w.spill))
 	if err != nil {
 		fail(n, v, err)
 		return
@@ -230,6 +230,17 @@ func leafKind(head []byte) (string, string) {
 // compressedSeq describes one CCOB, or several stored back to back (with
 // optional zero padding between them, as in .hip_fatbin sections).
 func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
+	n.Format = "ccob"
+	if w.inflating > 0 && !w.opt.AllowNestedCompression {
+		fail(n, v, errNested)
+		return n
+	}
+	if err := w.budget.Check(ccob.DeclaredSize(v.r, v.size)); err != nil {
+		fail(n, v, fmt.Errorf("compressed bundles: %w", err))
+		return n
+	}
+	w.inflating++
+	defer func() { w.inflating-- }()
 	w.compressed(n, v, depth)
 	if n.Error != "" || n.Size >= v.size {
 		return n
@@ -268,7 +279,7 @@ func (w *walker) compressed(n *Node, v view, depth int) {
 		return
 	}
 	keep := &prefixWriter{max: w.opt.KeepCompressed}
-	_, used, err := ccob.Decompress(keep, v.r, v.size, ccob.ReaderOptions{MaxUncompressedSize: w.opt.MaxUncompressedSize})
+	_, used, err := ccob.Decompress(keep, v.r, v.size, ccob.ReaderOptions{MaxUncompressedSize: w.budget.Limit(), Budget: w.budget})
 	hashOK := err == nil
 	if err != nil && !errors.Is(err, ccob.ErrHashMismatch) {
 		fail(n, v, err)

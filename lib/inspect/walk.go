@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
@@ -18,9 +19,15 @@ import (
 type Options struct {
 	// MaxDepth bounds nesting; 0 means 16.
 	MaxDepth int
-	// MaxUncompressedSize refuses compressed payloads that declare more;
-	// 0 means the ccob package's default.
+	// MaxUncompressedSize bounds the bytes decompressed from the input, in
+	// total over all its compressed records and nesting levels; 0 means
+	// budget.DefaultLimit. Records past it are reported, not decoded.
 	MaxUncompressedSize uint64
+	// AllowNestedCompression decodes compressed data found inside
+	// compressed data; by default such data is reported, not decoded.
+	AllowNestedCompression bool
+	// TempDir is where large compressed OffloadBinaries are inflated.
+	TempDir string
 	// KeepCompressed is how many leading bytes of each decompressed payload
 	// are kept to look inside it; the rest is only hashed. 0 means 16 MiB.
 	KeepCompressed int
@@ -51,7 +58,8 @@ func Inspect(r io.ReaderAt, size int64, name string, opt Options) *Node {
 	if opt.KeepCompressed == 0 {
 		opt.KeepCompressed = 16 << 20
 	}
-	w := &walker{opt: opt}
+	w := &walker{opt: opt, budget: budget.New(opt.MaxUncompressedSize)}
+	defer w.closeTemps()
 	n := w.node(view{r: r, size: size, space: "file"}, 0)
 	n.Name = name
 	return n
@@ -80,9 +88,35 @@ func (v view) head(n int) []byte {
 }
 
 type walker struct {
-	opt   Options
-	ccobs int
+	opt       Options
+	ccobs     int
+	budget    *budget.Budget
+	inflating int        // compressed containers the walk is inside
+	temps     []*os.File // spilled OffloadBinaries, closed at the end
 }
+
+// spill returns an unlinked temporary file for a large compressed
+// OffloadBinary.
+func (w *walker) spill() (*os.File, error) {
+	f, err := os.CreateTemp(w.opt.TempDir, "offload-inspect-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	w.temps = append(w.temps, f)
+	return f, nil
+}
+
+func (w *walker) closeTemps() {
+	for _, f := range w.temps {
+		f.Close()
+	}
+	w.temps = nil
+}
+
+// errNested is reported for compressed data inside compressed data.
+var errNested = errors.New("compressed data inside compressed data: not decoded " +
+	"(real tool chains do not nest compression; allow it explicitly to look inside)")
 
 // node recognises the bytes of v and describes them.
 func (w *walker) node(v view, depth int) *Node {

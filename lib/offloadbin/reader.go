@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+
+	"github.com/rules-offload/rules_offload/lib/budget"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -28,6 +31,9 @@ type Option func(*options)
 
 type options struct {
 	maxInflated int64
+	budget      *budget.Budget
+	prepaid     bool // the budget was charged for the whole section already
+	spill       func() (*os.File, error)
 }
 
 // WithMaxInflatedSize limits the inflated size of a compressed binary
@@ -37,10 +43,32 @@ func WithMaxInflatedSize(n int64) Option {
 	return func(o *options) { o.maxInflated = n }
 }
 
+// WithBudget charges the declared inflated sizes of compressed binaries to
+// b, the budget of the whole input. Without it each call to Read, ReadAll
+// or ReadSection has a budget of its own of budget.DefaultLimit.
+func WithBudget(b *budget.Budget) Option {
+	return func(o *options) { o.budget = b }
+}
+
+// WithSpill lets a compressed binary that inflates to more than SpillSize
+// bytes go to a file instead of memory: create returns an empty file, which
+// the caller owns and must close once it is done with the images (their
+// Open reads from it). Without it every compressed binary is inflated into
+// a buffer of exactly its declared size.
+func WithSpill(create func() (*os.File, error)) Option {
+	return func(o *options) { o.spill = create }
+}
+
+// SpillSize is the inflated size above which WithSpill's files are used.
+const SpillSize = 16 << 20
+
 func newOptions(opts []Option) *options {
 	o := &options{maxInflated: DefaultMaxInflatedSize}
 	for _, fn := range opts {
 		fn(o)
+	}
+	if o.budget == nil {
+		o.budget = budget.New(0)
 	}
 	return o
 }
@@ -69,6 +97,12 @@ func ReadSection(r io.ReaderAt, off, n int64, opts ...Option) ([]Image, error) {
 		return nil, truncErr(off, "section outside input", n)
 	}
 	end := off + n
+	// Charge every compressed binary of the section before inflating any,
+	// so that many bombs side by side are refused at once.
+	if err := o.budget.Reserve(inflatedSizes(r, off, end)); err != nil {
+		return nil, &FormatError{Off: off, Msg: "compressed binaries: " + err.Error(), Err: err}
+	}
+	o.prepaid = true
 	var all []Image
 	for pos := off; pos < end; {
 		zero, err := allZero(r, pos, end)
@@ -86,6 +120,28 @@ func ReadSection(r io.ReaderAt, off, n int64, opts ...Option) ([]Image, error) {
 		pos = off + alignUp(pos-off+size, Alignment)
 	}
 	return all, nil
+}
+
+// inflatedSizes adds up the declared inflated sizes of the compressed
+// binaries in [off, end), walking headers only. It stops at the first
+// header it cannot read: the parse that follows stops there too.
+func inflatedSizes(r io.ReaderAt, off, end int64) uint64 {
+	var sum uint64
+	for pos := off; pos < end; {
+		if zero, err := allZero(r, pos, end); err != nil || zero {
+			break
+		}
+		h, err := readHeader(r, pos, end-pos)
+		if err != nil {
+			break
+		}
+		if h.inflated > math.MaxUint64/2-sum {
+			return math.MaxUint64 / 2 // more than any budget; no wrap-around
+		}
+		sum += h.inflated
+		pos = off + alignUp(pos-off+int64(h.size), Alignment)
+	}
+	return sum
 }
 
 // allZero reports whether r holds only zero bytes in [off, size).
@@ -353,7 +409,8 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
 // readCompressed inflates a version 3 binary whose body (everything after the
 // first EntriesOffset bytes) is one zlib or zstd stream, then parses the
-// restored binary from memory.
+// restored binary. It goes into a buffer of exactly the declared size, or,
+// when large and the caller allows it, into a spill file.
 func (o *options) readCompressed(r io.ReaderAt, off int64, h header) ([]Image, error) {
 	if h.entriesOff < h.length || h.entriesOff > h.size {
 		return nil, truncErr(off+16, "entries offset outside binary", h.entriesOff)
@@ -364,30 +421,33 @@ func (o *options) readCompressed(r io.ReaderAt, off int64, h header) ([]Image, e
 	if h.inflated > uint64(o.maxInflated) {
 		return nil, &FormatError{Off: off + 32, Msg: "inflated size above limit", Val: h.inflated, Err: ErrTooLarge}
 	}
-	body := int64(h.inflated - h.entriesOff)
-	out := bytes.NewBuffer(make([]byte, h.entriesOff, max(h.entriesOff, min(h.inflated, 1<<20))))
-	if err := readAt(r, out.Bytes(), off); err != nil {
+	if !o.prepaid {
+		if err := o.budget.Reserve(h.inflated); err != nil {
+			return nil, &FormatError{Off: off + 32, Msg: "compressed binary: " + err.Error(), Err: err}
+		}
+	}
+	head := make([]byte, h.entriesOff)
+	if err := readAt(r, head, off); err != nil {
 		return nil, err
 	}
 	// The restored header describes the inflated, uncompressed binary.
-	le.PutUint64(out.Bytes()[8:], h.inflated)
-	le.PutUint64(out.Bytes()[32:], 0)
+	le.PutUint64(head[8:], h.inflated)
+	le.PutUint64(head[32:], 0)
 
-	src := io.NewSectionReader(r, off+int64(h.entriesOff), int64(h.size-h.entriesOff))
-	dec, closeDec, err := newDecompressor(src, body)
+	restored, err := o.inflateTo(int64(h.inflated), head)
 	if err != nil {
-		return nil, &FormatError{Off: off + int64(h.entriesOff), Msg: "bad compressed data: " + err.Error(), Err: ErrFormat}
+		return nil, err
 	}
-	n, err := io.Copy(out, io.LimitReader(dec, body+1))
-	closeDec()
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+	body := int64(h.inflated - h.entriesOff)
+	src := io.NewSectionReader(r, off+int64(h.entriesOff), int64(h.size-h.entriesOff))
+	n, err := inflateBody(restored.w, src, body)
+	if err != nil {
 		return nil, &FormatError{Off: off + int64(h.entriesOff), Msg: "bad compressed data: " + err.Error(), Err: ErrFormat}
 	}
 	if n != body {
 		return nil, formatErr(off+32, fmt.Sprintf("inflated body is %d bytes, header says", n), body)
 	}
-	restored := out.Bytes()
-	images, _, err := o.read(bytes.NewReader(restored), 0, int64(len(restored)), false)
+	images, _, err := o.read(restored.r, 0, int64(h.inflated), false)
 	if err != nil {
 		var fe *FormatError
 		if errors.As(err, &fe) {
@@ -400,6 +460,67 @@ func (o *options) readCompressed(r io.ReaderAt, off int64, h header) ([]Image, e
 		images[i].BinaryOffset, images[i].BinarySize = off, int64(h.size)
 	}
 	return images, nil
+}
+
+// inflated is where a compressed binary is restored: a reader over it and a
+// writer that fills it from the start.
+type inflated struct {
+	r io.ReaderAt
+	w io.Writer
+}
+
+// inflateTo prepares size bytes of room that start with head: a spill file
+// for large binaries when the caller gave one, else an exact-size buffer.
+func (o *options) inflateTo(size int64, head []byte) (inflated, error) {
+	if o.spill != nil && size > SpillSize {
+		f, err := o.spill()
+		if err != nil {
+			return inflated{}, err
+		}
+		if _, err := f.Write(head); err != nil {
+			return inflated{}, err
+		}
+		return inflated{r: f, w: f}, nil
+	}
+	buf := make([]byte, len(head), size)
+	copy(buf, head)
+	w := &fixedBuffer{buf: buf}
+	return inflated{r: w, w: w}, nil
+}
+
+// fixedBuffer is a buffer of fixed capacity: writes past it fail instead of
+// growing it.
+type fixedBuffer struct{ buf []byte }
+
+func (b *fixedBuffer) Write(p []byte) (int, error) {
+	if len(p) > cap(b.buf)-len(b.buf) {
+		return 0, io.ErrShortBuffer
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *fixedBuffer) ReadAt(p []byte, off int64) (int, error) {
+	return bytes.NewReader(b.buf).ReadAt(p, off)
+}
+
+// inflateBody decompresses src into w and returns how many bytes it made:
+// at most body, or body+1 if the stream holds more than declared.
+func inflateBody(w io.Writer, src *io.SectionReader, body int64) (int64, error) {
+	dec, closeDec, err := newDecompressor(src, body)
+	if err != nil {
+		return 0, err
+	}
+	defer closeDec()
+	n, err := io.Copy(w, io.LimitReader(dec, body))
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return n, err
+	}
+	var extra [1]byte
+	if k, _ := io.ReadFull(dec, extra[:]); k > 0 {
+		n++
+	}
+	return n, nil
 }
 
 func newDecompressor(src *io.SectionReader, body int64) (io.Reader, func(), error) {

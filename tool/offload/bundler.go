@@ -60,7 +60,7 @@ func newBundlerFlags(prog string) *bundlerFlags {
 	s.Alias("h", "help")
 	f.version = s.Bool("version", "Display the version of this program")
 	f.method = s.String("compression", "zlib|zstd", "Compression method for -compress (default zstd; not in LLVM)")
-	f.maxSize = s.String("max-uncompressed-size", "bytes", "Refuse compressed inputs that declare more (default 4 GiB; not in LLVM)")
+	f.maxSize = s.String("max-uncompressed-size", "bytes", "Decompress at most this much from the input, over all its compressed records (default 4G; K, M, G suffixes; not in LLVM)")
 	f.skipHash = s.Bool("skip-hash-check", "Do not verify the MD5 of compressed inputs, as LLVM does not (not in LLVM)")
 	return f
 }
@@ -151,9 +151,9 @@ func (f *bundlerFlags) config(stderr io.Writer) (*bundler.Config, error) {
 		}
 	}
 	if f.maxSize.Given() {
-		n, err := strconv.ParseUint(f.maxSize.Value(), 0, 64)
+		n, err := parseBytes("--max-uncompressed-size", f.maxSize.Value())
 		if err != nil {
-			return nil, &cl.Error{Msg: fmt.Sprintf("for the --max-uncompressed-size option: '%s' is not a byte count", f.maxSize.Value())}
+			return nil, &cl.Error{Msg: err.Error()}
 		}
 		cfg.MaxUncompressedSize = n
 	}

@@ -32,31 +32,46 @@ func (f *filterFlags) filter() extract.Filter {
 	return extract.Filter{Targets: f.target.Values, Kinds: f.kind.Values, Triples: f.triple.Values, IncludeHost: f.host.On}
 }
 
-// collect walks the inputs and returns the images the filter selects. The
-// images read from the inputs, which stay open until the walker is closed.
-func collect(w *extract.Walker, files []string, flt extract.Filter) ([]*extract.Image, error) {
-	var ims []*extract.Image
+// walkInputs walks each input file and calls fn with the images the filter
+// selects. The files stay open until the walker is closed.
+func walkInputs(w *extract.Walker, files []string, flt extract.Filter, fn func(*extract.Image) error) error {
 	for _, path := range files {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		w.OnClose(func() { f.Close() })
 		fi, err := f.Stat()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		err = w.Walk(f, fi.Size(), path, func(im *extract.Image) error {
 			if flt.Match(im) {
-				ims = append(ims, im)
+				return fn(im)
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return ims, nil
+	return nil
+}
+
+// collect returns every image the filter selects; they stay readable until
+// the walker is closed.
+func collect(w *extract.Walker, files []string, flt extract.Filter) ([]*extract.Image, error) {
+	var ims []*extract.Image
+	err := walkInputs(w, files, flt, func(im *extract.Image) error {
+		ims = append(ims, im)
+		return nil
+	})
+	return ims, err
+}
+
+func walkerOptions(f *inflateFlags, consume bool) (extract.Options, error) {
+	limit, err := f.limit()
+	return extract.Options{MaxUncompressedSize: limit, AllowNestedCompression: f.nested.On, Consume: consume}, err
 }
 
 func runExtract(prog string, args []string, stdout, stderr io.Writer) int {
@@ -66,47 +81,107 @@ func runExtract(prog string, args []string, stdout, stderr io.Writer) int {
 	dir := s.String("o", "dir", "output directory (default .)")
 	archive := s.String("archive", "file", "write one ar archive instead of files")
 	list := s.Bool("list", "only list what would be extracted")
+	inflate := addInflateFlags(s)
 	help := s.Bool("help", "Display available options")
 	if err := s.Parse(args); err != nil || help.On || len(s.Positional) == 0 {
 		return usageOr(s, err, help.On, prog, stdout, stderr)
 	}
-	w := extract.NewWalker(extract.Options{})
-	defer w.Close()
-	ims, err := collect(w, s.Positional, flt.filter())
-	if err == nil && len(ims) == 0 {
-		err = fmt.Errorf("no device image matches the selection in %s", strings.Join(s.Positional, ", "))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: error: %v\n", prog, err)
-		return 1
-	}
-	// Each image is named after the input it came from.
-	const prefix = ""
+	var err error
 	switch {
 	case list.On:
-		for i, name := range extract.Names(prefix, ims) {
-			fmt.Fprintf(stdout, "%s\t%d\t%s\n", name, ims[i].Size, strings.Join(ims[i].Where, ": "))
-		}
+		err = extractList(s.Positional, flt.filter(), inflate, stdout)
 	case archive.Given():
-		err = extract.ToArchive(archive.Value(), prefix, ims)
+		err = extractArchive(s.Positional, flt.filter(), inflate, archive.Value())
 	default:
 		out := "."
 		if dir.Given() {
 			out = dir.Value()
 		}
-		var paths []string
-		if err = os.MkdirAll(out, 0o755); err != nil {
-			break
-		}
-		if paths, err = extract.ToDir(out, prefix, ims); err == nil {
-			fmt.Fprintln(stdout, strings.Join(paths, "\n"))
-		}
+		err = extractDir(s.Positional, flt.filter(), inflate, out, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", prog, err)
 		return 1
 	}
 	return 0
+}
+
+func noMatch(files []string) error {
+	return fmt.Errorf("no device image matches the selection in %s", strings.Join(files, ", "))
+}
+
+// Each image is named after the input it came from.
+const namePrefix = ""
+
+// extractList prints each image as it is found: name, size and where.
+func extractList(files []string, flt extract.Filter, inflate *inflateFlags, stdout io.Writer) error {
+	opt, err := walkerOptions(inflate, true)
+	if err != nil {
+		return err
+	}
+	w := extract.NewWalker(opt)
+	defer w.Close()
+	var names extract.Namer
+	n := 0
+	err = walkInputs(w, files, flt, func(im *extract.Image) error {
+		n++
+		_, err := fmt.Fprintf(stdout, "%s\t%d\t%s\n", names.Name(namePrefix, im), im.Size, strings.Join(im.Where, ": "))
+		return err
+	})
+	if err == nil && n == 0 {
+		err = noMatch(files)
+	}
+	return err
+}
+
+// extractDir writes each image as it is found, so that decompressed data
+// is released as soon as its images are written; nothing is visible until
+// all are.
+func extractDir(files []string, flt extract.Filter, inflate *inflateFlags, dir string, stdout io.Writer) error {
+	opt, err := walkerOptions(inflate, true)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	w := extract.NewWalker(opt)
+	defer w.Close()
+	d := extract.NewDirWriter(dir, namePrefix)
+	defer d.Abort()
+	err = walkInputs(w, files, flt, func(im *extract.Image) error {
+		_, err := d.Add(im)
+		return err
+	})
+	if err == nil && len(d.Paths()) == 0 {
+		err = noMatch(files)
+	}
+	if err == nil {
+		err = d.Commit()
+	}
+	if err == nil {
+		fmt.Fprintln(stdout, strings.Join(d.Paths(), "\n"))
+	}
+	return err
+}
+
+// extractArchive needs every image at once: an archive's symbol-free
+// members are written in one pass after the walk.
+func extractArchive(files []string, flt extract.Filter, inflate *inflateFlags, path string) error {
+	opt, err := walkerOptions(inflate, false)
+	if err != nil {
+		return err
+	}
+	w := extract.NewWalker(opt)
+	defer w.Close()
+	ims, err := collect(w, files, flt)
+	if err == nil && len(ims) == 0 {
+		err = noMatch(files)
+	}
+	if err != nil {
+		return err
+	}
+	return extract.ToArchive(path, namePrefix, ims)
 }
 
 func usageOr(s *cl.Set, err error, help bool, prog string, stdout, stderr io.Writer) int {
@@ -130,11 +205,12 @@ func runConvert(prog string, args []string, stdout, stderr io.Writer) int {
 	out := s.String("o", "file", "output file")
 	hostTriple := s.String("host-triple", "triple", "add an empty host entry for this triple (bundles for OpenMP need one)")
 	align := s.String("bundle-align", "n", "payload alignment of the bundle (default 4096, as clang uses for HIP)")
+	inflate := addInflateFlags(s)
 	help := s.Bool("help", "Display available options")
 	if err := s.Parse(args); err != nil || help.On || len(s.Positional) == 0 {
 		return usageOr(s, err, help.On, prog, stdout, stderr)
 	}
-	err := convert(s.Positional, flt.filter(), to.Value(), out.Value(), hostTriple.Value(), align)
+	err := convert(s.Positional, flt.filter(), inflate, to.Value(), out.Value(), hostTriple.Value(), align)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", prog, err)
 		return 1
@@ -142,7 +218,7 @@ func runConvert(prog string, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func convert(files []string, flt extract.Filter, to, out, hostTriple string, align *cl.Option) error {
+func convert(files []string, flt extract.Filter, inflate *inflateFlags, to, out, hostTriple string, align *cl.Option) error {
 	if out == "" {
 		return fmt.Errorf("no output file: give -o")
 	}
@@ -154,7 +230,11 @@ func convert(files []string, flt extract.Filter, to, out, hostTriple string, ali
 		}
 		n = v
 	}
-	w := extract.NewWalker(extract.Options{})
+	opt, err := walkerOptions(inflate, false)
+	if err != nil {
+		return err
+	}
+	w := extract.NewWalker(opt)
 	defer w.Close()
 	flt.IncludeHost = false
 	ims, err := collect(w, files, flt)
@@ -162,7 +242,7 @@ func convert(files []string, flt extract.Filter, to, out, hostTriple string, ali
 		return err
 	}
 	if len(ims) == 0 {
-		return fmt.Errorf("no device image matches the selection in %s", strings.Join(files, ", "))
+		return noMatch(files)
 	}
 	f, err := atomicfile.Create(out)
 	if err != nil {

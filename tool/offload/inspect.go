@@ -22,6 +22,7 @@ func runInspect(prog string, args []string, stdout, stderr io.Writer) int {
 	s := cl.NewSet(prog, "describe offload containers, nested to any depth, without writing anything", "[--json] FILE...")
 	asJSON := s.Bool("json", "print a JSON document (the format README.md documents)")
 	depth := s.String("max-depth", "n", "stop descending after n levels (default 16)")
+	inflate := addInflateFlags(s)
 	help := s.Bool("help", "Display available options")
 	s.Alias("h", "help")
 	if err := s.Parse(args); err != nil {
@@ -35,7 +36,12 @@ func runInspect(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	var opt inspect.Options
+	limit, err := inflate.limit()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return 2
+	}
+	opt := inspect.Options{MaxUncompressedSize: limit, AllowNestedCompression: inflate.nested.On}
 	if depth.Given() {
 		if _, err := fmt.Sscan(depth.Value(), &opt.MaxDepth); err != nil || opt.MaxDepth < 1 {
 			fmt.Fprintf(stderr, "%s: --max-depth wants a positive number\n", prog)

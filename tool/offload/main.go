@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+
+	"github.com/rules-offload/rules_offload/lib/atomicfile"
 )
 
 // command is one subcommand. run returns the process exit status.
@@ -29,7 +33,21 @@ func register(c *command) {
 }
 
 func main() {
+	cleanUpOnSignal()
 	os.Exit(dispatch(os.Args, os.Stdout, os.Stderr))
+}
+
+// cleanUpOnSignal makes SIGINT and SIGTERM remove the temporary files of
+// outputs being written (which can be gigabytes) before the process ends,
+// with the status a shell gives a command killed by the signal.
+func cleanUpOnSignal() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		atomicfile.RemoveTemps()
+		os.Exit(128 + int(s.(syscall.Signal)))
+	}()
 }
 
 func dispatch(argv []string, stdout, stderr io.Writer) int {

@@ -1,0 +1,166 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/hostile"
+	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/offloadbin"
+)
+
+func walkBytes(opt Options, in []byte) ([]*Image, error) {
+	w := NewWalker(opt)
+	defer w.Close()
+	var ims []*Image
+	err := w.Walk(bytes.NewReader(in), int64(len(in)), "in", func(im *Image) error {
+		ims = append(ims, im)
+		return nil
+	})
+	return ims, err
+}
+
+// nestedCCOB is the review's 265-byte input: a CCOB whose content is 16
+// CCOBs of 256 MiB each.
+func nestedCCOB(t *testing.T) []byte {
+	inner := bytes.Repeat(hostile.CCOB(nil, 256<<20), 16)
+	var out seekBuffer
+	if _, err := ccob.Compress(&out, bytes.NewReader(inner), int64(len(inner)), ccob.DefaultWriterOptions()); err != nil {
+		t.Fatal(err)
+	}
+	return out.buf
+}
+
+func TestNestedCompressionRefused(t *testing.T) {
+	_, err := walkBytes(Options{}, nestedCCOB(t))
+	if err == nil || !strings.Contains(err.Error(), "compressed data inside compressed data") {
+		t.Fatalf("got %v, want nested compression refused", err)
+	}
+}
+
+// Allowed, nesting is still bounded by the one budget of the input: the
+// outer record and the inner ones draw from it together.
+func TestNestedCompressionBudgeted(t *testing.T) {
+	in := nestedCCOB(t)
+	_, err := walkBytes(Options{AllowNestedCompression: true, MaxUncompressedSize: 1 << 30}, in)
+	var ee *budget.ExceededError
+	if !errors.As(err, &ee) {
+		t.Fatalf("got %v, want the budget exceeded", err)
+	}
+	// The outer record (4 KiB of headers) fits; the 16 inner ones declare
+	// 4 GiB together and are refused before the first is decoded.
+	if ee.Used > 1<<20 {
+		t.Errorf("refused after inflating %d bytes; want before the inner records", ee.Used)
+	}
+}
+
+// Concatenated records are charged together before any is decoded.
+func TestConcatenatedRecordsRefusedBeforeDecoding(t *testing.T) {
+	in := bytes.Repeat(hostile.CCOB(nil, 1<<30), 4)
+	_, err := walkBytes(Options{MaxUncompressedSize: 3 << 30}, in)
+	var ee *budget.ExceededError
+	if !errors.As(err, &ee) || ee.Used != 0 || ee.Want != 4<<30 {
+		t.Fatalf("got %v, want the 4 GiB of 4 records refused with nothing inflated", err)
+	}
+}
+
+// The depth limit counts every level, text bundles included: a chain of
+// text bundles and CCOBs 200 levels deep stops at level 16.
+func TestDepthCountsTextBundles(t *testing.T) {
+	_, err := walkBytes(Options{AllowNestedCompression: true}, hostile.TextChain(100))
+	if err == nil || !strings.Contains(err.Error(), "nesting deeper than 16 levels") {
+		t.Fatalf("got %v, want the depth limit", err)
+	}
+	// 7 text bundles and 7 CCOBs: within the limit; each bundle's host
+	// entry is an image.
+	ims, err := walkBytes(Options{AllowNestedCompression: true}, hostile.TextChain(7))
+	if err != nil || len(ims) != 7 {
+		t.Fatalf("a 14-level chain: %v, %d images; want 7 host entries", err, len(ims))
+	}
+}
+
+// With Consume, each record's temporary file is closed once its images
+// have been handed on, not when the walker closes.
+func TestConsumeReleasesRecords(t *testing.T) {
+	rec := hostile.CCOB(bytes.Repeat([]byte{1}, 64), 0)
+	in := bytes.Repeat(rec, 5)
+	w := NewWalker(Options{Consume: true})
+	defer w.Close()
+	if err := w.Walk(bytes.NewReader(in), int64(len(in)), "in", func(*Image) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.tmps) != 0 {
+		t.Fatalf("%d temporary files still open after the walk", len(w.tmps))
+	}
+}
+
+// Three images whose names collide as a, a and a.1 get three files, and a
+// name that differs only in case gets a file of its own.
+func TestNamesNeverCollide(t *testing.T) {
+	var entries []offloadbin.Entry
+	for i, arch := range []string{"a", "a", "a.1", "A", "a.1"} {
+		data := []byte{byte('0' + i)}
+		entries = append(entries, offloadbin.Entry{ImageKind: offloadbin.ImageObject, OffloadKind: offloadbin.OffloadHIP,
+			Strings: []offloadbin.KV{{Key: "triple", Value: "amdgcn-amd-amdhsa"}, {Key: "arch", Value: arch}},
+			Image:   bytes.NewReader(data), Size: 1})
+	}
+	var bin bytes.Buffer
+	if _, err := offloadbin.WriteEntries(&bin, 2, entries, offloadbin.NoCompression); err != nil {
+		t.Fatal(err)
+	}
+	ims, err := walkBytes(Options{}, bin.Bytes())
+	if err != nil || len(ims) != 5 {
+		t.Fatalf("%v, %d images", err, len(ims))
+	}
+	seen := map[string]bool{}
+	for _, n := range Names("x", ims) {
+		if seen[strings.ToLower(n)] {
+			t.Errorf("name %s given twice (case-folded) in %v", n, Names("x", ims))
+		}
+		seen[strings.ToLower(n)] = true
+	}
+	dir := t.TempDir()
+	paths, err := ToDir(dir, "x", ims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, p := range paths {
+		b, _ := os.ReadFile(p)
+		got[string(b)] = true
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 5 || len(got) != 5 {
+		t.Errorf("ToDir wrote %d files holding %d distinct images; want 5 and 5", len(names), len(got))
+	}
+}
+
+type seekBuffer struct {
+	buf []byte
+	pos int
+}
+
+func (s *seekBuffer) Write(p []byte) (int, error) {
+	if need := s.pos + len(p); need > len(s.buf) {
+		s.buf = append(s.buf, make([]byte, need-len(s.buf))...)
+	}
+	copy(s.buf[s.pos:], p)
+	s.pos += len(p)
+	return len(p), nil
+}
+
+func (s *seekBuffer) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case 0:
+		s.pos = int(off)
+	case 1:
+		s.pos += int(off)
+	case 2:
+		s.pos = len(s.buf) + int(off)
+	}
+	return int64(s.pos), nil
+}

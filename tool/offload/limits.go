@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rules-offload/rules_offload/tool/internal/cl"
+)
+
+// inflateFlags are the limits on decompression that every command reading
+// untrusted containers takes.
+type inflateFlags struct{ max, nested *cl.Option }
+
+func addInflateFlags(s *cl.Set) *inflateFlags {
+	return &inflateFlags{
+		max: s.String("max-uncompressed-size", "bytes",
+			"decompress at most this much from one input, over all its compressed records (default 4G; K, M, G suffixes)"),
+		nested: s.Bool("allow-nested-compression", "decode compressed data found inside compressed data (refused by default)"),
+	}
+}
+
+// limit returns the --max-uncompressed-size value, 0 if not given.
+func (f *inflateFlags) limit() (uint64, error) {
+	if !f.max.Given() {
+		return 0, nil
+	}
+	return parseBytes("--max-uncompressed-size", f.max.Value())
+}
+
+// parseBytes reads a byte count: a number (0x and 0 prefixes select the
+// base, as LLVM's options do) with an optional K, M or G suffix (powers of
+// 1024).
+func parseBytes(flag, s string) (uint64, error) {
+	shift := 0
+	switch strings.ToUpper(s[len(s)-min(len(s), 1):]) {
+	case "K":
+		shift = 10
+	case "M":
+		shift = 20
+	case "G":
+		shift = 30
+	}
+	num := s
+	if shift > 0 {
+		num = s[:len(s)-1]
+	}
+	n, err := strconv.ParseUint(num, 0, 64)
+	if err != nil || n > ^uint64(0)>>shift || strings.Contains(num, "_") {
+		return 0, fmt.Errorf("for the %s option: '%s' is not a byte count", flag, s)
+	}
+	return n << shift, nil
+}
