@@ -7,7 +7,7 @@ BIN := bin
 GAZELLE := github.com/bazelbuild/bazel-gazelle/cmd/gazelle@v0.45.0
 BUILDIFIER := github.com/bazelbuild/buildtools/buildifier@v0.0.0-20240918101019-be1c24cc9a44
 
-.PHONY: all build deps demo test lint gotest bazeltest bench gazelle
+.PHONY: all build deps demo test lint gotest bazeltest bench gazelle fuzz
 
 all: build
 
@@ -32,8 +32,15 @@ lint:
 gazelle:
 	$(GO) run $(GAZELLE) -repo_root . -go_prefix github.com/rules-offload/rules_offload
 
+# make test installs every oracle first, so a missing one fails its tests
+# instead of skipping them with the suite green.
 gotest:
-	$(GO) test -count=1 ./...
+	OFFLOAD_REQUIRE_ORACLES=1 $(GO) test -count=1 ./...
+
+# Runs every fuzz target for FUZZTIME each (not part of make test).
+FUZZTIME ?= 10s
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
 
 bazeltest: build
 	./tests/bazel/run.sh

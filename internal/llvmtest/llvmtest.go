@@ -30,13 +30,30 @@ func Has(name string) bool {
 	return err == nil
 }
 
-// Tool returns the path of the named program on PATH, or skips the test
-// with a message that stands out in the log.
+// RequireEnv names the environment variable that turns the skips of
+// missing oracles into failures. make test sets it: there the tools are
+// installed first, so a missing one means the cross-checks would not run
+// while the suite stays green.
+const RequireEnv = "OFFLOAD_REQUIRE_ORACLES"
+
+// Missing ends a test whose oracle (a tool, a library, a compiler) is not
+// available: it skips, loudly, or fails when RequireEnv is 1.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("%s, and %s=1 requires every oracle", msg, RequireEnv)
+	}
+	t.Skipf("!!! SKIPPED: %s !!!", msg)
+}
+
+// Tool returns the path of the named program on PATH, or ends the test as
+// Missing does.
 func Tool(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("!!! SKIPPED: %s is not on PATH, so this cross-check did not run (scripts/install-deps.sh installs it) !!!", name)
+		Missing(t, "%s is not on PATH, so this cross-check did not run (scripts/install-deps.sh installs it)", name)
 	}
 	return p
 }

@@ -2,7 +2,6 @@ package ccob
 
 import (
 	"bytes"
-	"io"
 	"testing"
 )
 
@@ -52,9 +51,13 @@ func FuzzDecompress(f *testing.F) {
 		// A rewrite must decompress to the same bundle.
 		opt := WriterOptions{Version: 3, Method: h.Method}
 		c, _ := compress(t, out.Bytes(), opt)
-		_, _, err = Decompress(io.Discard, bytes.NewReader(c), int64(len(c)), ReaderOptions{})
+		var again bytes.Buffer
+		_, _, err = Decompress(&again, bytes.NewReader(c), int64(len(c)), ReaderOptions{})
 		if err != nil {
 			t.Fatalf("rewrite: %v", err)
+		}
+		if !bytes.Equal(again.Bytes(), out.Bytes()) {
+			t.Fatalf("rewrite decompresses to %d bytes that differ from the %d first decompressed", again.Len(), out.Len())
 		}
 	})
 }

@@ -2,12 +2,15 @@ package extract
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
@@ -195,12 +198,32 @@ func FuzzWalk(f *testing.F) {
 	f.Add([]byte("CCOB\x02\x00\x01\x00"))
 	f.Add([]byte("!<arch>\n"))
 	f.Add([]byte("\x10\xff\x10\xad\x01\x00\x00\x00"))
-	f.Fuzz(func(t *testing.T, data []byte) {
+	// The hostile inputs of the robustness tests, small.
+	f.Add(hostile.TextChain(3))
+	f.Add(hostile.CCOB(hostile.CCOB([]byte("x"), 0), 0))
+	f.Add(hostile.OffloadBinaryBomb(4096, "gfx906"))
+	walk := func(t *testing.T, data []byte) ([]string, error) {
 		w := NewWalker(Options{MaxUncompressedSize: 1 << 20, TempDir: t.TempDir()})
 		defer w.Close()
-		w.Walk(bytes.NewReader(data), int64(len(data)), "fuzz", func(im *Image) error {
-			_, err := new(bytes.Buffer).ReadFrom(im.Open())
+		var got []string
+		err := w.Walk(bytes.NewReader(data), int64(len(data)), "fuzz", func(im *Image) error {
+			n, err := new(bytes.Buffer).ReadFrom(im.Open())
+			if err == nil && n != im.Size {
+				t.Fatalf("image %v: read %d of %d bytes", im.Where, n, im.Size)
+			}
+			if len(im.Where) < 2 || im.Where[0] != "fuzz" {
+				t.Fatalf("image without a path: %v", im.Where)
+			}
+			got = append(got, fmt.Sprintf("%v %s %d", im.Where, im.TargetID, im.Size))
 			return err
 		})
+		return got, err
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		first, err1 := walk(t, data)
+		again, err2 := walk(t, data)
+		if (err1 == nil) != (err2 == nil) || !slices.Equal(first, again) {
+			t.Fatalf("two walks differ: %v (%v) then %v (%v)", first, err1, again, err2)
+		}
 	})
 }

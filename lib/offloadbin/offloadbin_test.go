@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rules-offload/rules_offload/internal/hostile"
 )
 
 // vector152 is the reference's hand-checked output of
@@ -396,6 +397,7 @@ func FuzzRead(f *testing.F) {
 	f.Add(compressV3(f, v2Vector(f, 3), false))
 	f.Add(compressV3(f, v2Vector(f, 3), true))
 	f.Add(append(vector152(f), make([]byte, 16)...))
+	f.Add(hostile.OffloadBinaryBomb(4096, "gfx90a"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		images, err := ReadAll(bytes.NewReader(b), int64(len(b)), WithMaxInflatedSize(1<<20))
 		if err != nil {
@@ -423,6 +425,11 @@ func FuzzRead(f *testing.F) {
 			again, _, err := Read(bytes.NewReader(out.Bytes()), 0, int64(out.Len()))
 			if err != nil || !reflect.DeepEqual(again[0].Strings, im.Strings) {
 				t.Fatalf("rewrite not readable: %v", err)
+			}
+			want, _ := io.ReadAll(im.Open())
+			got, _ := io.ReadAll(again[0].Open())
+			if !bytes.Equal(got, want) || again[0].ImageKind != im.ImageKind || again[0].OffloadKind != im.OffloadKind || again[0].Flags != im.Flags {
+				t.Fatalf("rewrite changed the image: %+v, %d bytes, was %+v, %d bytes", again[0], len(got), im, len(want))
 			}
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // twoEntries is the input of the hand-derived vectors below: two images
@@ -245,7 +246,7 @@ func TestWriteEntriesCompressed(t *testing.T) {
 func TestWriteEntriesZstdCLI(t *testing.T) {
 	tool, err := exec.LookPath("zstd")
 	if err != nil {
-		t.Skip("SKIPPING LIBZSTD CROSS-CHECK: zstd not on PATH")
+		llvmtest.Missing(t, "zstd is not on PATH: the libzstd cross-check did not run")
 	}
 	_, body := writeCompressed(t, Zstd)
 	cmd := exec.Command(tool, "-d", "-c", "-q")
@@ -263,7 +264,7 @@ func TestWriteEntriesZstdCLI(t *testing.T) {
 func TestWriteEntriesZlibLibz(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		t.Skip("SKIPPING LIBZ CROSS-CHECK: python3 not on PATH")
+		llvmtest.Missing(t, "python3 is not on PATH: the libz cross-check did not run")
 	}
 	_, body := writeCompressed(t, Zlib)
 	cmd := exec.Command(py, "-c", "import sys,zlib; sys.stdout.buffer.write(zlib.decompress(sys.stdin.buffer.read()))")

@@ -3,6 +3,7 @@ package bundler_test
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,5 +83,32 @@ func TestNoPartialOutput(t *testing.T) {
 		if after := llvmtest.DirNames(t, dir); r.Code != 1 || strings.Join(after, ",") != strings.Join(before, ",") {
 			t.Errorf("%s (no stale output): exit %d, files %v -> %v", c.name, r.Code, before, after)
 		}
+	}
+}
+
+// TestRollbackAfterFailedRename fails a job at the last step, when its
+// outputs are renamed into place: the second output is an immutable file
+// (chattr +i), which no earlier check notices. The first output, already
+// renamed over a stale file, must be rolled back to it.
+func TestRollbackAfterFailedRename(t *testing.T) {
+	dir := cliDir(t)
+	entries := []rawEntry{{hostT + "-", []byte("HOSTDATA")}, {g906, []byte("DEV1")}, {g908, []byte("DEV2")}}
+	llvmtest.WriteFile(t, dir, "b.bc", binaryBundle(entries, 1))
+	llvmtest.WriteFile(t, dir, "o1", []byte("stale"))
+	imm := llvmtest.WriteFile(t, dir, "o2", []byte("immutable"))
+	if out, err := exec.Command("chattr", "+i", imm).CombinedOutput(); err != nil {
+		t.Skipf("!!! SKIPPED: cannot make a file immutable here (chattr +i: %v %s) !!!", err, out)
+	}
+	defer exec.Command("chattr", "-i", imm).Run()
+	before := llvmtest.DirNames(t, dir)
+	r := run(t, dir, nil, ours(), "-unbundle", "-type=bc", "-targets="+g906+","+g908, "-input=b.bc", "-output=o1", "-output=o2")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "o2") {
+		t.Fatalf("want exit 1 naming o2: %v", r)
+	}
+	if got := llvmtest.ReadFile(t, filepath.Join(dir, "o1")); !bytes.Equal(got, []byte("stale")) {
+		t.Errorf("o1 = %q: the renamed output was not rolled back", got)
+	}
+	if after := llvmtest.DirNames(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
+		t.Errorf("files changed: %v -> %v", before, after)
 	}
 }

@@ -32,7 +32,7 @@ func needTools(t *testing.T) {
 	llvmtest.Need(t, "clang-16", "gcc")
 	for _, lib := range []string{"libomptarget.so", "libomptarget.rtl.x86_64.so", "libomp.so"} {
 		if _, err := os.Stat(filepath.Join(llvm16Lib, lib)); err != nil {
-			t.Skipf("SKIP (loud): %s/%s is missing; install libomp-16-dev", llvm16Lib, lib)
+			llvmtest.Missing(t, "%s/%s is missing; install libomp-16-dev", llvm16Lib, lib)
 		}
 	}
 }

@@ -173,7 +173,7 @@ var ompRunEnv = []string{"LD_LIBRARY_PATH=/usr/lib/llvm-16/lib", "OMP_TARGET_OFF
 func needLibomptarget16(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat("/usr/lib/llvm-16/lib/libomptarget.rtl.x86_64.so"); err != nil {
-		t.Skip("!!! SKIPPED: libomp-16-dev (libomptarget's x86-64 plugin) is not installed !!!")
+		llvmtest.Missing(t, "libomp-16-dev (libomptarget's x86-64 plugin) is not installed")
 	}
 }
 
