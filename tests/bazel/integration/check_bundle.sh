@@ -6,6 +6,8 @@ source "${TEST_SRCDIR}/${TEST_WORKSPACE}/integration/lib.sh"
 need clang-offload-bundler-22
 type=$1 kind=$2 bundle=$3
 shift 3
+# A bundle of no device images proves nothing about them.
+[ "$#" -ge 1 ] || fail "$bundle: no images to compare (the rule built none)"
 work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/bundle.XXXXXX")
 
 listed=$(clang-offload-bundler-22 -type="$type" -list -input="$bundle" | sort)
