@@ -165,7 +165,8 @@ func TestWriterMatchesLLVMArObjects(t *testing.T) {
 }
 
 // TestWriterMatchesBundlerArchive compares with the device archives that
-// `clang-offload-bundler-22 -unbundle -type=a` writes (reference §1.8).
+// `clang-offload-bundler-22 -unbundle -type=a` writes
+// (docs/provenance.md#objects-archives).
 func TestWriterMatchesBundlerArchive(t *testing.T) {
 	llvmtest.Need(t, "clang-offload-bundler-22", "llvm-ar-22", "gcc")
 	dir := t.TempDir()

@@ -12,7 +12,7 @@ import (
 	"testing/iotest"
 )
 
-// refVector is the 151-byte bundle of reference §1.4, transcribed by hand
+// refVector is the 151-byte bundle of docs/provenance.md#binary-bundle, transcribed by hand
 // from clang-offload-bundler-22 output for -type=bc
 // -targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906 with
 // inputs "HOSTDATA" and "DEV1".

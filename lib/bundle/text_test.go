@@ -10,7 +10,7 @@ import (
 	"testing/iotest"
 )
 
-// refText is the -type=i example of reference §1.6, checked against
+// refText is the -type=i example of docs/provenance.md#text-bundle, checked against
 // clang-offload-bundler-22: "int host;\n" (trailing newline) and "int dev;"
 // (none).
 const refText = "\n// __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\n" +

@@ -6,9 +6,10 @@ import (
 )
 
 // The buckets of three IDs in a fresh 16-bucket StringMap, as a C++ probe
-// linked against libLLVM-22 printed them (shared/reference/
-// llvm-offload-formats.md §1.5): openmp 1, hip 2, host 12, whatever order
-// they are inserted in. tests/bundler compares whole listings with LLVM's.
+// linked against libLLVM-22 printed them: openmp 1, hip 2, host 12,
+// whatever order they are inserted in; clang-offload-bundler-22 -list
+// shows the same order (docs/provenance.md#list-order: the command).
+// tests/bundler compares whole listings with LLVM's.
 func TestStringMapOrderProbe(t *testing.T) {
 	const (
 		host   = "host-x86_64-unknown-linux-gnu-"

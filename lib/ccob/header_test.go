@@ -21,16 +21,16 @@ func unhex(t testing.TB, s string) []byte {
 	return b
 }
 
-// Headers of reference §2.1, transcribed from clang-offload-bundler-22
-// output for the 151-byte bundle of reference §1.4 (default settings and
-// COMPRESSED_BUNDLE_FORMAT_VERSION=2).
+// Headers transcribed from clang-offload-bundler-22 output for the 151-byte
+// bundle (default settings and COMPRESSED_BUNDLE_FORMAT_VERSION=2; the
+// commands are in docs/provenance.md#ccob).
 const (
 	refHeaderV3 = "43434f42 0300 0100 a500000000000000 9700000000000000 b07ed61e84c137b3"
 	refHeaderV2 = "43434f42 0200 0100 9d000000 97000000 b07ed61e84c137b3"
 	refHash     = 0xb337c1841ed67eb0
 )
 
-// refBundle is the 151-byte uncompressed bundle of reference §1.4.
+// refBundle is the 151-byte uncompressed bundle of docs/provenance.md#binary-bundle.
 func refBundle(t testing.TB) []byte {
 	t.Helper()
 	var buf bytes.Buffer

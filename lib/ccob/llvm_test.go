@@ -228,7 +228,7 @@ func TestUsToLLVMEmpty(t *testing.T) {
 	}
 }
 
-// TestLLVMReferenceVector checks reference §2.1 against LLVM: its CCOB
+// TestLLVMReferenceVector checks docs/provenance.md#ccob against LLVM: its CCOB
 // header of the 151-byte bundle, hash bytes b07ed61e84c137b3.
 func TestLLVMReferenceVector(t *testing.T) {
 	llvmtest.NeedBundler(t)

@@ -177,8 +177,8 @@ func TestDepthLimit(t *testing.T) {
 	}
 }
 
-// wrapBundle builds a one-entry binary bundle by hand (layout of
-// llvm-offload-formats.md §1.4), independent of the bundle package.
+// wrapBundle builds a one-entry binary bundle by hand (layout in
+// docs/provenance.md#binary-bundle), independent of the bundle package.
 func wrapBundle(payload []byte) []byte {
 	id := "hip-amdgcn-amd-amdhsa--gfx906"
 	var b bytes.Buffer

@@ -14,9 +14,9 @@ import (
 	"github.com/rules-offload/rules_offload/internal/hostile"
 )
 
-// vector152 is the reference's hand-checked output of
+// vector152 is the output of
 // llvm-offload-binary-22 --image=file=a.o,triple=amdgcn-amd-amdhsa,arch=gfx906,kind=openmp
-// with a.o = "AAAA" (reference §3.1).
+// with a.o = "AAAA" (docs/provenance.md#offload-binary).
 func vector152(t testing.TB) []byte {
 	t.Helper()
 	h := strings.Join([]string{
@@ -78,7 +78,7 @@ func TestReadVector(t *testing.T) {
 	}
 }
 
-// The reference's StringTableBuilder example: {triple,abc,arch,bc,x,c,y}
+// llvm-offload-binary-22's string table for {triple,abc,arch,bc,x,c,y}
 // gives "\0y\0x\0arch\0triple\0abc\0" with bc and c inside abc.
 func TestStringTable(t *testing.T) {
 	tab, off := buildStringTable([]string{"triple", "abc", "arch", "bc", "x", "c", "y"})
@@ -220,8 +220,8 @@ func TestReadAll(t *testing.T) {
 	}
 }
 
-// v2Vector builds a version 2 binary by hand from the layout in reference
-// §3.3: 32-byte header (EntriesOffset, EntriesCount), two 40-byte entries,
+// v2Vector builds a version 2 binary by hand from the layout of
+// docs/provenance.md#offload-binary-v2: 32-byte header (EntriesOffset, EntriesCount), two 40-byte entries,
 // 24-byte string entries {key, value, value size}, one shared string table,
 // then the images back to back.
 func v2Vector(t testing.TB, version uint32) []byte {

@@ -10,7 +10,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
-// The reference's §3.1 example (file=a.o "AAAA", triple, arch, kind=openmp)
+// LLVM's 152-byte example (docs/provenance.md#offload-binary) (file=a.o "AAAA", triple, arch, kind=openmp)
 // at version 2, derived by hand from LLVM main's OffloadBinary::write:
 // header 32, entry at 32, string entries at 72 (arch, triple: the tool's
 // DenseMap order), table at 120 = "\0arch\0triple\0amdgcn-amd-amdhsa\0gfx906\0"

@@ -11,7 +11,7 @@ import (
 )
 
 // Bucket numbers of common keys in LLVM 22's 64-bucket DenseMap, measured on
-// the real tool (reference §3.1).
+// the real tool (docs/provenance.md#offload-binary).
 func TestHashBuckets(t *testing.T) {
 	for key, want := range map[string]uint32{
 		"feature": 2, "version": 5, "arch": 9, "file": 19, "triple": 24,
@@ -109,7 +109,7 @@ func TestStem(t *testing.T) {
 	}
 }
 
-// The reference's test vector, produced through the --image path.
+// The 152-byte vector of docs/provenance.md#offload-binary, produced through the --image path.
 func TestPackageVector(t *testing.T) {
 	s, err := Sources([]string{"file=a.o,triple=amdgcn-amd-amdhsa,arch=gfx906,kind=openmp"})
 	if err != nil {

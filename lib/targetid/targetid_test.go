@@ -6,9 +6,8 @@ import (
 	"testing"
 )
 
-// Rows of the normalisation table in the reference (llvm-offload-formats.md
-// §1.2), each observed with clang-offload-bundler 22.1.8, plus further IDs
-// whose standardized form was read from the same tool's -list output.
+// Standardized forms of entry IDs, each observed with clang-offload-bundler
+// 22.1.8's -list output (docs/provenance.md#entry-ids: the command).
 var standardizeTests = []struct{ in, want string }{
 	// Reference table, every row.
 	{"host-x86_64-unknown-linux-gnu", "host-x86_64-unknown-linux-gnu-"},
@@ -210,7 +209,8 @@ func mustEntry(t *testing.T, s string) EntryID {
 	return e
 }
 
-// Cases from reference §1.3 and observed unbundling with clang-offload-bundler-22.
+// Cases from isCodeObjectCompatible (docs/provenance.md#compatibility), observed
+// unbundling with clang-offload-bundler-22.
 func TestCompatible(t *testing.T) {
 	const h = "hip-amdgcn-amd-amdhsa--"
 	tests := []struct {

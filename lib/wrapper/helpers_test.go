@@ -14,9 +14,9 @@ import (
 	"github.com/rules-offload/rules_offload/lib/relobj"
 )
 
-// Fixtures. The OffloadBinary and the bundle are the test vectors recorded
-// from LLVM 22 in the project reference (llvm-offload-formats.md §3.1 and
-// §1.4), typed in from their hex dumps.
+// Fixtures. The OffloadBinary and the bundle are vectors written by LLVM
+// 22.1.8's tools, typed in from their hex dumps; docs/provenance.md
+// (#offload-binary, #binary-bundle) gives the commands that make them.
 
 // offloadBinaryVector: --image=file=a.o,triple=amdgcn-amd-amdhsa,arch=gfx906,
 // kind=openmp with a.o = "AAAA"; the image lies at 0x90, 4 bytes.

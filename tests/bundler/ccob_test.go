@@ -188,7 +188,8 @@ func zlibOf(b []byte) []byte {
 }
 
 // TestCompressedVersions: v1, v2 and v3 headers around zlib and zstd
-// payloads, written by hand from the reference; both tools must read all.
+// payloads, written by hand from the layout (docs/provenance.md#ccob); both
+// tools must read all.
 func TestCompressedVersions(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)

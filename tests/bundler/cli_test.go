@@ -156,8 +156,8 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 }
 
-// TestCommandLineErrors triggers every command-line error of reference
-// §1.11 with both tools: same exit status (1), and our message contains
+// TestCommandLineErrors triggers every command-line error of LLVM 22's
+// bundler (docs/provenance.md#bundler-errors) with both tools: same exit status (1), and our message contains
 // LLVM's text.
 func TestCommandLineErrors(t *testing.T) {
 	t.Parallel()

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Files written by hand from the layouts in the reference, independent of
+// Files written by hand from the layouts (docs/provenance.md), independent of
 // the code under test, for inputs LLVM cannot or will not write.
 
 const bundleMagic = "__CLANG_OFFLOAD_BUNDLE__"
@@ -18,7 +18,7 @@ type rawEntry struct {
 	data []byte
 }
 
-// binaryBundle lays out a binary bundle as reference §1.4 describes.
+// binaryBundle lays out a binary bundle as docs/provenance.md#binary-bundle describes.
 func binaryBundle(entries []rawEntry, align int) []byte {
 	h := len(bundleMagic) + 8
 	for _, e := range entries {
@@ -50,7 +50,7 @@ func binaryBundle(entries []rawEntry, align int) []byte {
 
 func le64(b *bytes.Buffer, v uint64) { binary.Write(b, binary.LittleEndian, v) }
 
-// textBundle lays out a text bundle as reference §1.6 describes.
+// textBundle lays out a text bundle as docs/provenance.md#text-bundle describes.
 func textBundle(comment string, entries []rawEntry) []byte {
 	var b bytes.Buffer
 	for _, e := range entries {
@@ -61,7 +61,7 @@ func textBundle(comment string, entries []rawEntry) []byte {
 	return b.Bytes()
 }
 
-// ccobFile wraps a compressed payload in a CCOB header (reference §2.1).
+// ccobFile wraps a compressed payload in a CCOB header (docs/provenance.md#ccob).
 // total < 0 means the real total size; the hash is MD5's first 8 bytes.
 func ccobFile(version, method uint16, uncompressed []byte, payload []byte, total int64) []byte {
 	var b bytes.Buffer

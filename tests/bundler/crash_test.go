@@ -10,7 +10,7 @@ import (
 )
 
 // TestLLVMCrashCases: where LLVM 22 crashes or writes corrupt data
-// (reference §1.2, §1.4, §1.7, §2.2), ours gives the right result or exits
+// (docs/provenance.md#llvm-crashes), ours gives the right result or exits
 // 1 with a clear message, and writes nothing. LLVM is not run on these.
 func TestLLVMCrashCases(t *testing.T) {
 	t.Parallel()

@@ -9,7 +9,8 @@ import (
 
 // target is one bundle entry ID as a test writes it on a command line,
 // with its standardized form and the parts the compatibility rules look at.
-// The standardized forms come from the table in the reference (§1.2);
+// The standardized forms are clang-offload-bundler 22.1.8's
+// (docs/provenance.md#entry-ids);
 // TestStandardIDs checks them against LLVM's --list.
 type target struct {
 	raw    string // as given to -targets
@@ -177,7 +178,8 @@ func stds(ts []target) []string {
 	return s
 }
 
-// compatible is the rule of reference §1.3 (isCodeObjectCompatible): the
+// compatible is LLVM 22's rule (isCodeObjectCompatible,
+// docs/provenance.md#compatibility): the
 // tests use it only to avoid requests whose result depends on LLVM's hash
 // order, never to predict results.
 func compatible(co, req target, hipOpenMP bool) bool {

@@ -366,7 +366,7 @@ func TestObjectHIPFatBinary(t *testing.T) {
 
 // TestObjectPrintCommands: --### with an object host prints the llvm-objcopy
 // command line, as LLVM does (what it then writes differs: LLVM truncates
-// the output, reference §1.10).
+// the output, docs/provenance.md#print-commands).
 func TestObjectPrintCommands(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)

@@ -10,8 +10,9 @@ import (
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
-// TestUnbundleCompatibility runs the compatibility rules of reference §1.3
-// case by case: the expectation is written down from the reference, and
+// TestUnbundleCompatibility runs the compatibility rules of LLVM 22's
+// isCodeObjectCompatible (clang/lib/Driver/OffloadBundler.cpp) case by
+// case: the expectation is written down from those rules, and
 // both tools must agree with it and with each other.
 func TestUnbundleCompatibility(t *testing.T) {
 	t.Parallel()

@@ -12,7 +12,7 @@ import (
 )
 
 // corruptCase is a damaged file and the offset, derived here from the
-// layouts in the reference, where inspect must say parsing stopped.
+// layouts of docs/provenance.md, where inspect must say parsing stopped.
 type corruptCase struct {
 	name   string
 	data   []byte

@@ -98,7 +98,7 @@ func zstdCCOB(t *testing.T, version int) string {
 }
 
 // zlibCCOB wraps bundle.bin in a zlib CCOB assembled by hand from the
-// reference's layout (LLVM's bundler only writes zstd when it has it):
+// layout of docs/provenance.md#ccob (LLVM's bundler only writes zstd when it has it):
 // "CCOB", u16 version, u16 method 0, sizes, then the first 8 bytes of the
 // MD5 of the uncompressed bundle.
 func zlibCCOB(t *testing.T, version int) string {

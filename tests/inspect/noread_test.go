@@ -74,7 +74,7 @@ func sparseBundle(t *testing.T, dir string) string {
 }
 
 // sparseOffloadBinary is an OffloadBinary of total bytes (version 1, one
-// entry, as laid out in the reference) whose image, all but the first
+// entry, as laid out in docs/provenance.md#offload-binary) whose image, all but the first
 // 4 KiB, is a hole.
 func sparseOffloadBinary(t *testing.T, dir string, total uint64) string {
 	le := binary.LittleEndian

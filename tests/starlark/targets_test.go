@@ -93,8 +93,8 @@ func TestLLVMVectors(t *testing.T) {
 	t.Logf("%d entry IDs and %d target IDs agree with %s", len(v.EntryIDs), len(v.TargetIDs), v.LLVM)
 }
 
-// Hand-derived from the normalization table of
-// shared/reference/llvm-offload-formats.md §1.2 (observed on LLVM 22.1.8).
+// Hand-derived from clang-offload-bundler 22.1.8's standardization of
+// entry IDs (docs/provenance.md#entry-ids says how to reproduce each row).
 func TestEntryIDStandardization(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"host-x86_64-unknown-linux-gnu", "host-x86_64-unknown-linux-gnu-"},
@@ -139,7 +139,8 @@ func TestEntryIDErrors(t *testing.T) {
 	}
 }
 
-// clang-22 -x hip --offload-arch=<id> answers (run by hand, §1.3).
+// What clang-22 -x hip --offload-arch=<id> answers (run by hand with
+// clang 22.1.8; TestLLVMVectors re-checks the vectors file live).
 func TestHIPTargetIDs(t *testing.T) {
 	tests := []struct{ in, want, wantErr string }{
 		{in: "gfx906", want: "gfx906"},

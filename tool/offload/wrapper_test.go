@@ -11,8 +11,8 @@ import (
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
-// wrapperInputs writes one image of each kind: an OffloadBinary (the LLVM
-// 22 vector of the project reference, §3.1), a fatbinary header and an
+// wrapperInputs writes one image of each kind: an OffloadBinary (LLVM
+// 22's 152-byte vector, docs/provenance.md#offload-binary), a fatbinary header and an
 // offload bundle header, plus an empty file and a text file.
 func wrapperInputs(t *testing.T, dir string) {
 	t.Helper()
