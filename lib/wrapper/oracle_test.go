@@ -157,7 +157,11 @@ func compareSummaries(t *testing.T, name string, want, got objSummary) {
 
 // TestAsmAssemblesToObj assembles EmitAsm's output with clang-22 (x86-64 and
 // AArch64) and GNU as (x86-64) and requires the object EmitObj writes:
-// same sections and bytes, symbols and relocations.
+// same sections and bytes, symbols and relocations. Both forms come from
+// one plan, so this checks our object encoder against two assemblers, not
+// the plan: TestFatbinRuntimeMatchesLLVM and TestOpenMPRuntimeStub run
+// every form against LLVM's own wrapper, and TestSectionsMatchClangOutput
+// compares the object with clang's compile of that wrapper.
 func TestAsmAssemblesToObj(t *testing.T) {
 	llvmtest.Need(t, "clang-22")
 	dir := t.TempDir()
