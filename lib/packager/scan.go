@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
@@ -34,7 +35,12 @@ type Found struct {
 // type SHT_LLVM_OFFLOADING, whatever their name), or an archive of those.
 // Other inputs yield nothing. name is the input's name. Image locations are
 // absolute in r, also for images inside archive members and ELF sections.
+//
+// Compressed binaries anywhere in the input draw on one decompression
+// budget (budget.DefaultLimit, unless opts give one), so that an archive
+// of many members cannot inflate without bound.
 func Scan(r io.ReaderAt, size int64, name string, opts ...offloadbin.Option) ([]Found, error) {
+	opts = append([]offloadbin.Option{offloadbin.WithBudget(budget.New(0))}, opts...)
 	return scan(r, 0, size, name, 0, opts)
 }
 

@@ -268,7 +268,22 @@ func extractImages(prog, input string, images []string, archive bool, stderr io.
 		}
 		r, size = fh, fi.Size()
 	}
-	found, err := packager.Scan(r, size, name)
+	// Large compressed binaries inflate to unlinked temporary files, which
+	// live until the images are written.
+	var spilled []*os.File
+	defer func() {
+		for _, f := range spilled {
+			f.Close()
+		}
+	}()
+	found, err := packager.Scan(r, size, name, offloadbin.WithSpill(func() (*os.File, error) {
+		f, err := os.CreateTemp("", "offload-packager-*")
+		if err == nil {
+			os.Remove(f.Name())
+			spilled = append(spilled, f)
+		}
+		return f, err
+	}))
 	if err != nil {
 		return err
 	}
