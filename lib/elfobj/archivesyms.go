@@ -73,9 +73,9 @@ func leanHeader(r io.ReaderAt, size int64) (*File, ehdrFields, error) {
 	h := f.c.decodeEhdr(b)
 	f.Type = elf.Type(f.c.bo.Uint16(b[16:]))
 	f.Machine = elf.Machine(f.c.bo.Uint16(b[18:]))
-	if v := f.c.bo.Uint32(b[20:]); v != uint32(elf.EV_CURRENT) {
-		return nil, ehdrFields{}, &FormatError{20, "unknown ELF version", v}
-	}
+	// e_version is not checked, as LLVM's ELF reader does not: NVIDIA's
+	// cubins keep their CUDA ABI version there (0x76 for sm_80 from CUDA
+	// 11.8), and llvm-objdump-22 --offloading reads them.
 	f.Entry, f.Flags, f.phoff, f.shoff = h.entry, h.flags, h.phoff, h.shoff
 	return f, h, nil
 }
