@@ -41,6 +41,7 @@ func TestRunReturnsStdout(t *testing.T) {
 // skip it; both run against a recorder standing in for the test.
 func TestRunFailsAndToolSkips(t *testing.T) {
 	Need(t, "sh")
+	t.Setenv(RequireEnv, "")
 	f := runIsolated(t, func(tb testing.TB) { Run(tb, "", "sh", "-c", "echo why >&2; exit 1") })
 	if !f.failed || !strings.Contains(f.msg, "why") {
 		t.Errorf("Run of a command that exits 1: failed=%v, message %q", f.failed, f.msg)
@@ -55,6 +56,16 @@ func TestRunFailsAndToolSkips(t *testing.T) {
 	}
 	if Has(missing) {
 		t.Errorf("Has(%q) = true", missing)
+	}
+}
+
+// Under make test (RequireEnv=1) a missing tool fails the test instead,
+// naming the tool.
+func TestToolFailsWhenRequired(t *testing.T) {
+	t.Setenv(RequireEnv, "1")
+	f := runIsolated(t, func(tb testing.TB) { Tool(tb, missing) })
+	if !f.failed || f.skipped || !strings.Contains(f.msg, missing) || !strings.Contains(f.msg, RequireEnv) {
+		t.Errorf("Tool of a missing program with %s=1: failed=%v skipped=%v, message %q", RequireEnv, f.failed, f.skipped, f.msg)
 	}
 }
 
