@@ -165,7 +165,7 @@ func (w *Walker) elf(r io.ReaderAt, size int64, where []string, depth int, fn fu
 				continue // the object itself is the host entry
 			}
 			err = w.entry(strings.TrimPrefix(s.Name, bundle.Magic), sr, int64(s.Size), where, depth, fn)
-		case s.Type == elfobj.SHT_LLVM_OFFLOADING, s.Name == ".hip_fatbin", strings.HasPrefix(s.Name, ".llvm.offloading"):
+		case s.Type == elfobj.SHT_LLVM_OFFLOADING, s.Name == ".hip_fatbin", s.Name == ".nv_fatbin", strings.HasPrefix(s.Name, ".llvm.offloading"):
 			err = w.any(sr, int64(s.Size), with(where, s.Name), depth+1, fn)
 		}
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
+	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
@@ -155,6 +156,8 @@ func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn fu
 		err = w.binaryBundle(r, size, where, depth, fn)
 	case offloadbin.IsOffloadBinary(head):
 		err = w.offloadBinaries(r, size, where, depth, fn)
+	case nvfatbin.IsFatbin(head):
+		err = w.nvFatbin(r, size, where, fn)
 	case elfobj.IsELF(head):
 		err = w.elf(r, size, where, depth, fn)
 	case bytes.HasPrefix(head, []byte(ar.Magic)):

@@ -14,7 +14,8 @@ package inspect
 type Node struct {
 	// Format says what this node is: "elf", "archive", "bundle",
 	// "text-bundle", "ccob", "ccob-sequence" (CCOBs stored back to back),
-	// "offload-binary", or, for leaves, "bitcode", "ptx", "cuda-fatbin",
+	// "offload-binary", "cuda-fatbin" (NVIDIA's fat binary: its entries are
+	// "elf" cubins and "ptx"), or, for leaves, "bitcode", "ptx",
 	// "spirv", "text" (a text bundle entry), "host-marker" (the one-byte
 	// host section of a bundled object), "empty" or "data".
 	Format string `json:"format"`

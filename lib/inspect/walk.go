@@ -12,6 +12,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
+	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
@@ -135,6 +136,8 @@ func (w *walker) node(v view, depth int) *Node {
 		w.binaryBundle(n, v, depth)
 	case offloadbin.IsOffloadBinary(head):
 		w.offloadBinaries(n, v, depth)
+	case nvfatbin.IsFatbin(head):
+		w.nvFatbin(n, v, depth)
 	case elfobj.IsELF(head):
 		w.elf(n, v, depth)
 	case bytes.HasPrefix(head, []byte(ar.Magic)):

@@ -1,0 +1,231 @@
+// Package nvfatbin reads NVIDIA's fat binary container (magic 0xBA55ED50):
+// what nvcc and fatbinary write, what clang embeds in a .nv_fatbin section
+// and what the CUDA runtime registers. A container holds entries of PTX or
+// of cubins (ELF), each for one sm_XX, stored as is or compressed.
+//
+// NVIDIA does not document the layout. It was read off the files CUDA
+// 11.8's fatbinary writes, varying its inputs and options, and is checked
+// against cuobjdump's listing in this package's tests:
+//
+//	header (16 bytes): u32 magic, u16 version (1), u16 header size (16),
+//	                   u64 size of the entries that follow
+//	entry:  u16 kind (1 PTX, 2 ELF), u16 (0x0101), u32 entry header size,
+//	        u64 payload size (padded to 8)
+//	        +16 u32 compressed size (0 when stored as is)
+//	        +24 u16 minor, u16 major: the code version cuobjdump prints
+//	        +28 u32 the sm_XX number
+//	        +40 u64 flags (0x1 64-bit, 0x10 Linux, 0x2000 compressed)
+//	        +56 u64 uncompressed size (0 when stored as is)
+//	        then the payload, at entry + header size.
+//
+// Fields not listed are kept raw in Entry.Header. All little-endian.
+package nvfatbin
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Magic is the first word of a container.
+const Magic = 0xBA55ED50
+
+// headerSize is the container header's size; entryMin the smallest entry
+// header that holds every field this package reads.
+const (
+	headerSize = 16
+	entryMin   = 64
+	entryMax   = 4096 // no tool writes more; bounds what a hostile field makes us read
+)
+
+// Kind is what an entry holds.
+type Kind uint16
+
+const (
+	KindPTX Kind = 1
+	KindELF Kind = 2
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindPTX:
+		return "ptx"
+	case KindELF:
+		return "elf"
+	}
+	return fmt.Sprintf("kind %d", uint16(k))
+}
+
+// Flag bits seen in CUDA 11.8's output.
+const (
+	Flag64Bit      = 0x1
+	FlagLinux      = 0x10
+	FlagCompressed = 0x2000
+)
+
+// Entry is one image of a container.
+type Entry struct {
+	Kind         Kind
+	Arch         int // the sm_XX number: 80 for sm_80
+	Major, Minor int // code version
+	Flags        uint64
+	// Offset and Size locate the stored payload in the reader given to
+	// Read: its meaningful bytes (the compressed ones when Compressed), not
+	// the padding after them.
+	Offset, Size int64
+	// UncompressedSize is the size of the image once decompressed; Size
+	// when it is stored as is.
+	UncompressedSize int64
+	Compressed       bool
+	// Header is the entry header as stored, fields this package does not
+	// interpret included.
+	Header []byte
+}
+
+// ArchName is "sm_80" for an entry of Arch 80.
+func (e *Entry) ArchName() string { return fmt.Sprintf("sm_%d", e.Arch) }
+
+// ErrFormat marks malformed containers.
+var ErrFormat = errors.New("nvfatbin: invalid fat binary")
+
+// FormatError says what is wrong and where.
+type FormatError struct {
+	Off int64
+	Msg string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("nvfatbin: %s at offset %#x", e.Msg, e.Off)
+}
+
+func (e *FormatError) Unwrap() error { return ErrFormat }
+
+// IsFatbin reports whether b starts with the container magic.
+func IsFatbin(b []byte) bool {
+	return len(b) >= 4 && binary.LittleEndian.Uint32(b) == Magic
+}
+
+// Read parses the container at offset off of r, whose size is size, and
+// returns its entries and the container's size.
+func Read(r io.ReaderAt, off, size int64) ([]Entry, int64, error) {
+	var h [headerSize]byte
+	if size-off < headerSize {
+		return nil, 0, &FormatError{off, "truncated header"}
+	}
+	if _, err := r.ReadAt(h[:], off); err != nil {
+		return nil, 0, err
+	}
+	le := binary.LittleEndian
+	switch {
+	case le.Uint32(h[:]) != Magic:
+		return nil, 0, &FormatError{off, "bad magic"}
+	case le.Uint16(h[4:]) != 1:
+		return nil, 0, &FormatError{off + 4, fmt.Sprintf("unknown version %d", le.Uint16(h[4:]))}
+	case le.Uint16(h[6:]) != headerSize:
+		return nil, 0, &FormatError{off + 6, fmt.Sprintf("unknown header size %d", le.Uint16(h[6:]))}
+	}
+	body := le.Uint64(h[8:])
+	if body > uint64(size-off-headerSize) {
+		return nil, 0, &FormatError{off + 8, fmt.Sprintf("entries of %d bytes run past the end of the input", body)}
+	}
+	end := off + headerSize + int64(body)
+	var entries []Entry
+	for pos := off + headerSize; pos < end; {
+		e, next, err := readEntry(r, pos, end)
+		if err != nil {
+			return nil, 0, err
+		}
+		entries = append(entries, e)
+		pos = next
+	}
+	return entries, end - off, nil
+}
+
+// readEntry parses the entry at pos, which must end by end, and returns it
+// with the offset of the next one.
+func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
+	le := binary.LittleEndian
+	if end-pos < 16 {
+		return Entry{}, 0, &FormatError{pos, "truncated entry header"}
+	}
+	var fixed [16]byte
+	if _, err := r.ReadAt(fixed[:], pos); err != nil {
+		return Entry{}, 0, err
+	}
+	hs := int64(le.Uint32(fixed[4:]))
+	payload := le.Uint64(fixed[8:])
+	switch {
+	case hs < entryMin || hs > entryMax:
+		return Entry{}, 0, &FormatError{pos + 4, fmt.Sprintf("entry header size %d outside %d..%d", hs, entryMin, entryMax)}
+	case hs > end-pos:
+		return Entry{}, 0, &FormatError{pos + 4, "entry header runs past the container"}
+	case payload > uint64(end-pos-hs):
+		return Entry{}, 0, &FormatError{pos + 8, fmt.Sprintf("payload of %d bytes runs past the container", payload)}
+	}
+	hdr := make([]byte, hs)
+	if _, err := r.ReadAt(hdr, pos); err != nil {
+		return Entry{}, 0, err
+	}
+	e := Entry{
+		Kind:   Kind(le.Uint16(hdr)),
+		Minor:  int(le.Uint16(hdr[24:])),
+		Major:  int(le.Uint16(hdr[26:])),
+		Arch:   int(le.Uint32(hdr[28:])),
+		Flags:  le.Uint64(hdr[40:]),
+		Offset: pos + hs,
+		Size:   int64(payload),
+		Header: hdr,
+	}
+	e.UncompressedSize = e.Size
+	if compressed := int64(le.Uint32(hdr[16:])); e.Flags&FlagCompressed != 0 || compressed != 0 {
+		if compressed > e.Size {
+			return Entry{}, 0, &FormatError{pos + 16, fmt.Sprintf("compressed size %d larger than the payload (%d)", compressed, e.Size)}
+		}
+		e.Compressed, e.Size = true, compressed
+		e.UncompressedSize = int64(le.Uint64(hdr[56:]))
+	}
+	return e, pos + hs + int64(payload), nil
+}
+
+// ReadAll parses the containers stored back to back in r, as in a linked
+// program's .nv_fatbin section; zero bytes between and after them are
+// padding.
+func ReadAll(r io.ReaderAt, size int64) ([]Entry, error) {
+	var all []Entry
+	for pos := int64(0); pos < size; {
+		next, err := skipZeros(r, pos, size)
+		if err != nil || next >= size {
+			return all, err
+		}
+		es, n, err := Read(r, next, size)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, es...)
+		pos = next + n
+	}
+	return all, nil
+}
+
+func skipZeros(r io.ReaderAt, pos, size int64) (int64, error) {
+	var b [8]byte
+	for pos < size {
+		n := min(int64(len(b)), size-pos)
+		if _, err := r.ReadAt(b[:n], pos); err != nil && err != io.EOF {
+			return pos, err
+		}
+		for i := int64(0); i < n; i++ {
+			if b[i] != 0 {
+				return pos + i, nil
+			}
+		}
+		pos += n
+	}
+	return size, nil
+}
+
+// Open returns a reader over the stored payload of e in r.
+func (e *Entry) Open(r io.ReaderAt) *io.SectionReader {
+	return io.NewSectionReader(r, e.Offset, e.Size)
+}

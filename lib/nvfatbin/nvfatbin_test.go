@@ -1,0 +1,201 @@
+package nvfatbin
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
+)
+
+const kernel = `extern "C" __global__ void scale(float *x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+`
+
+var archs = []int{52, 60, 70, 75, 80, 86}
+
+// cudaImages compiles the kernel to PTX once (compute_52) and to a cubin per
+// arch with ptxas.
+func cudaImages(t *testing.T, dir string) (ptx string, cubins map[int]string) {
+	llvmtest.Need(t, "nvcc", "ptxas", "fatbinary", "cuobjdump")
+	src := llvmtest.WriteFile(t, dir, "k.cu", []byte(kernel))
+	ptx = filepath.Join(dir, "k.ptx")
+	llvmtest.Run(t, dir, "nvcc", "-ptx", "-arch=compute_52", src, "-o", ptx)
+	cubins = map[int]string{}
+	for _, a := range archs {
+		cubins[a] = filepath.Join(dir, fmt.Sprintf("k%d.cubin", a))
+		llvmtest.Run(t, dir, "ptxas", fmt.Sprintf("-arch=sm_%d", a), ptx, "-o", cubins[a])
+	}
+	return ptx, cubins
+}
+
+// listing is cuobjdump's view of a fat binary: "elf sm_80" and "ptx sm_52"
+// lines in its order, read from -lelf and -lptx.
+var listLine = regexp.MustCompile(`^(ELF|PTX) file\s+\d+: .*\.(sm_\d+)\.(cubin|ptx)$`)
+
+func cuobjdumpList(t *testing.T, dir, fatbin string) []string {
+	var got []string
+	for _, flag := range []string{"-lelf", "-lptx"} {
+		for _, line := range strings.Split(llvmtest.Run(t, dir, "cuobjdump", flag, fatbin), "\n") {
+			if m := listLine.FindStringSubmatch(line); m != nil {
+				got = append(got, strings.ToLower(m[1])+" "+m[2])
+			}
+		}
+	}
+	return got
+}
+
+// TestReadMatchesCuobjdump builds fat binaries with NVIDIA's fatbinary over
+// random sets of cubins and PTX, compressed or not, and requires our
+// reading to agree with cuobjdump's: the same entries, and for each the
+// bytes cuobjdump extracts (stored as is) or their size (compressed).
+func TestReadMatchesCuobjdump(t *testing.T) {
+	dir := t.TempDir()
+	ptx, cubins := cudaImages(t, dir)
+	rng := rand.New(rand.NewSource(17))
+	entries, compressed := 0, 0
+	defer func() { t.Logf("%d entries compared, %d of them compressed", entries, compressed) }()
+	for c := 0; c < 12; c++ {
+		args := []string{"-64", "--create=f.fatbin"}
+		var want []string
+		for _, a := range archs {
+			if rng.Intn(2) == 0 || len(want) == 0 && a == archs[len(archs)-1] {
+				args = append(args, fmt.Sprintf("--image=profile=sm_%d,file=%s", a, cubins[a]))
+				want = append(want, fmt.Sprintf("elf sm_%d", a))
+			}
+		}
+		if rng.Intn(2) == 0 {
+			args = append(args, "--image=profile=compute_52,file="+ptx)
+		}
+		switch c % 3 {
+		case 1:
+			args = append(args, "--compress=false")
+		case 2:
+			args = append(args, "--compress-all")
+		}
+		llvmtest.Run(t, dir, "fatbinary", args...)
+		fb := filepath.Join(dir, "f.fatbin")
+		b := llvmtest.ReadFile(t, fb)
+		es, err := ReadAll(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatalf("case %d %q: %v", c, args, err)
+		}
+		var got []string
+		for _, e := range es {
+			got = append(got, fmt.Sprintf("%s %s", e.Kind, e.ArchName()))
+			entries++
+			if e.Compressed {
+				compressed++
+			}
+		}
+		sort.Strings(got)
+		oracle := cuobjdumpList(t, dir, fb)
+		sort.Strings(oracle)
+		if strings.Join(got, ",") != strings.Join(oracle, ",") {
+			t.Errorf("case %d %q: we read %v, cuobjdump lists %v", c, args, got, oracle)
+			continue
+		}
+		compareExtracted(t, dir, fb, b, es)
+	}
+}
+
+// compareExtracted checks each ELF entry against what cuobjdump -xelf
+// writes: the same bytes when stored as is, the declared size when
+// compressed.
+func compareExtracted(t *testing.T, dir, fb string, b []byte, es []Entry) {
+	out := filepath.Join(dir, "x")
+	os.RemoveAll(out)
+	os.Mkdir(out, 0o755)
+	llvmtest.Run(t, out, "cuobjdump", "-xelf", "all", fb)
+	files, _ := filepath.Glob(filepath.Join(out, "*.cubin"))
+	byArch := map[string][]byte{}
+	for _, f := range files {
+		m := regexp.MustCompile(`\.(sm_\d+)\.cubin$`).FindStringSubmatch(f)
+		byArch[m[1]] = llvmtest.ReadFile(t, f)
+	}
+	for _, e := range es {
+		if e.Kind != KindELF {
+			continue
+		}
+		want, ok := byArch[e.ArchName()]
+		if !ok {
+			t.Errorf("cuobjdump extracted no %s", e.ArchName())
+			continue
+		}
+		if e.Compressed {
+			if e.UncompressedSize != int64(len(want)) {
+				t.Errorf("%s: uncompressed size %d, cuobjdump extracted %d bytes", e.ArchName(), e.UncompressedSize, len(want))
+			}
+			continue
+		}
+		got := b[e.Offset : e.Offset+e.Size]
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: our payload (%d bytes) differs from cuobjdump's cubin (%d bytes)", e.ArchName(), len(got), len(want))
+		}
+	}
+}
+
+func TestReadRejects(t *testing.T) {
+	hdr := func(body uint64) []byte {
+		b := []byte{0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0}
+		for i := 0; i < 8; i++ {
+			b = append(b, byte(body>>(8*i)))
+		}
+		return b
+	}
+	entry := func(hs uint32, payload uint64) []byte {
+		e := make([]byte, 64)
+		e[0] = 2
+		e[4], e[5] = byte(hs), byte(hs>>8)
+		for i := 0; i < 8; i++ {
+			e[8+i] = byte(payload >> (8 * i))
+		}
+		return e
+	}
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"short", hdr(0)[:10], "truncated header"},
+		{"body past end", hdr(1 << 40), "run past the end"},
+		{"entry header size 0", append(hdr(64), entry(0, 0)...), "entry header size 0"},
+		{"payload past end", append(hdr(64), entry(64, 1<<62)...), "runs past the container"},
+		{"entry header too big", append(hdr(64), entry(4097, 0)...), "outside"},
+	} {
+		_, err := ReadAll(bytes.NewReader(c.in), int64(len(c.in)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add([]byte{0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	if b, err := os.ReadFile("testdata/sm80.fatbin"); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		es, err := ReadAll(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		for _, e := range es {
+			if e.Offset < 0 || e.Size < 0 || e.Offset+e.Size > int64(len(b)) || len(e.Header) < entryMin {
+				t.Fatalf("entry out of bounds: %+v (input %d bytes)", e, len(b))
+			}
+		}
+		again, _ := ReadAll(bytes.NewReader(b), int64(len(b)))
+		if len(again) != len(es) {
+			t.Fatalf("second read found %d entries, first %d", len(again), len(es))
+		}
+	})
+}
