@@ -180,9 +180,7 @@ func TestReadRejects(t *testing.T) {
 
 func FuzzRead(f *testing.F) {
 	f.Add([]byte{0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0})
-	if b, err := os.ReadFile("testdata/sm80.fatbin"); err == nil {
-		f.Add(b)
-	}
+	f.Add(seedFatbin())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		es, err := ReadAll(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
@@ -198,4 +196,31 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("second read found %d entries, first %d", len(again), len(es))
 		}
 	})
+}
+
+// seedFatbin is one stored sm_80 entry of 8 bytes and one compressed PTX
+// entry (5 bytes stored, 9 inflated), laid out as CUDA 11.8's fatbinary
+// lays them out.
+func seedFatbin() []byte {
+	b := []byte{0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 64 + 8 + 64 + 8, 0, 0, 0, 0, 0, 0, 0}
+	elf := make([]byte, 64)
+	elf[0], elf[2], elf[3], elf[4], elf[8], elf[24], elf[26], elf[28], elf[40] = 2, 1, 1, 64, 8, 7, 1, 80, 0x11
+	ptx := make([]byte, 64)
+	ptx[0], ptx[2], ptx[3], ptx[4], ptx[8], ptx[16], ptx[28], ptx[40], ptx[41], ptx[56] = 1, 1, 1, 64, 8, 5, 80, 0x11, 0x20, 9
+	b = append(append(b, elf...), "\x7fELF\x02\x01\x01\x33"...)
+	return append(append(b, ptx...), "zzzzz\x00\x00\x00"...)
+}
+
+func TestSeedParses(t *testing.T) {
+	b := seedFatbin()
+	es, err := ReadAll(bytes.NewReader(b), int64(len(b)))
+	if err != nil || len(es) != 2 {
+		t.Fatalf("%v, %d entries", err, len(es))
+	}
+	if e := es[0]; e.Kind != KindELF || e.ArchName() != "sm_80" || e.Compressed || e.Size != 8 || e.Major != 1 || e.Minor != 7 {
+		t.Errorf("entry 0: %+v", e)
+	}
+	if e := es[1]; e.Kind != KindPTX || !e.Compressed || e.Size != 5 || e.UncompressedSize != 9 || string(b[e.Offset:e.Offset+e.Size]) != "zzzzz" {
+		t.Errorf("entry 1: %+v", e)
+	}
 }
