@@ -112,6 +112,10 @@ func (rw *rewrite) layout() ([]int, error) {
 	for _, i := range order {
 		h := &rw.secs[i].hdr
 		h.Offset = alignUp(pos, fileAlign(h.Align))
+		// The alignment padding stays even before a section without
+		// bytes (.bss), as llvm-objcopy lays sections out: the next
+		// section starts after it.
+		pos = h.Offset
 		if !hasBytes(*h) {
 			continue
 		}

@@ -25,6 +25,12 @@ int counter = 7;
 __attribute__((noinline)) int bump(int x) { return counter += x; }
 int foo(void) { puts(msg); return bump(35) ; }
 `, "-g -ffunction-sections -fdata-sections -O0"},
+	// .bss between sections of other alignments, as -fgpu-rdc host code has.
+	{`int counter;
+static int hidden[100];
+int get(int i) { return hidden[i] + counter; }
+const char *msg = "hello";
+`, "-O1"},
 }
 
 // compileHostObject compiles host source 0 into dir/name and returns it.
@@ -382,5 +388,42 @@ func TestObjectPrintCommands(t *testing.T) {
 				t.Errorf("%s --###: want %s in stderr: %v", tl.name, want, r)
 			}
 		}
+	}
+}
+
+// TestHostObjectRoundTrip: clang's driver unbundles the host object of a
+// -fgpu-rdc compile before linking. Unbundled by ours, the host entry must
+// read as LLVM's does: obj2yaml-22 of both the same (the file differs in
+// .strtab, which llvm-objcopy rebuilds), whichever tool bundled it.
+func TestHostObjectRoundTrip(t *testing.T) {
+	t.Parallel()
+	l := llvm(t)
+	llvmtest.Need(t, "obj2yaml-22")
+	dir := t.TempDir()
+	dev := llvmtest.WriteFile(t, dir, "dev", []byte("device code"))
+	targets := "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906"
+	for i := range hostSources {
+		host := filepath.Join(dir, fmt.Sprintf("h%d.o", i))
+		compileHost(t, dir, filepath.Base(host), i)
+		for _, bundler := range []tool{l, ours()} {
+			fat := filepath.Join(dir, "fat.o")
+			mustRunTool(t, dir, bundler, "-type=o", targets, "-input="+host, "-input="+dev, "-output="+fat)
+			var yaml []string
+			for j, unbundler := range []tool{l, ours()} {
+				out := filepath.Join(dir, fmt.Sprintf("host%d.o", j))
+				mustRunTool(t, dir, unbundler, "-type=o", "-unbundle", "-targets=host-x86_64-unknown-linux-gnu", "-input="+fat, "-output="+out)
+				yaml = append(yaml, llvmtest.Run(t, dir, "obj2yaml-22", out))
+			}
+			if yaml[0] != yaml[1] {
+				t.Errorf("host source %d bundled by %s: obj2yaml differs after unbundling\nLLVM:\n%s\nours:\n%s", i, bundler.name, yaml[0], yaml[1])
+			}
+		}
+	}
+}
+
+func mustRunTool(t *testing.T, dir string, tl tool, args ...string) {
+	t.Helper()
+	if r := run(t, dir, nil, tl, args...); r.Code != 0 {
+		t.Fatalf("%s %q: %v", tl.name, args, r)
 	}
 }
