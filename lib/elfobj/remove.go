@@ -196,6 +196,10 @@ func (p *removal) mapIndex(i uint32) uint32 {
 // headers and, where needed, rewritten contents.
 func (p *removal) rewriteKept(rw *rewrite) error {
 	f := p.f
+	tables, err := p.planTables(rw)
+	if err != nil {
+		return err
+	}
 	var out []outSec
 	for i, o := range rw.secs {
 		if p.dropped[i] {
@@ -213,10 +217,16 @@ func (p *removal) rewriteKept(rw *rewrite) error {
 		if err := p.rewriteContents(&o, s); err != nil {
 			return err
 		}
+		if tables != nil {
+			tables.apply(p, &o, i)
+		}
 		out = append(out, o)
 	}
 	rw.secs = out
 	rw.shstrndx = int(p.newIndex[f.ShStrIndex])
+	if tables != nil {
+		return nil
+	}
 	return p.rebuildNames(rw)
 }
 

@@ -93,19 +93,29 @@ func (p *removal) symtabRewriter(s Section) (bool, func(io.Writer) error, error)
 		}
 		return nil
 	})
-	emit := func(w io.Writer) error {
+	return changed, p.symtabEmitter(s, nil), err
+}
+
+// symtabEmitter writes symbol table s with st_shndx renumbered and, when
+// names is not nil, st_name mapped through it.
+func (p *removal) symtabEmitter(s Section, names map[uint32]uint32) func(io.Writer) error {
+	f, c := p.f, p.f.c
+	es, off := c.symSize(), c.symShndxOff()
+	return func(w io.Writer) error {
 		return f.symbolChunks(s, func(_ int, syms, _ []byte) error {
 			for j := 0; j*es < len(syms); j++ {
 				e := syms[j*es:]
 				if sh := c.bo.Uint16(e[off:]); sh != shnUndef && sh < shnLoReserve {
 					c.bo.PutUint16(e[off:], uint16(p.newIndex[sh]))
 				}
+				if names != nil {
+					c.bo.PutUint32(e, names[c.bo.Uint32(e)])
+				}
 			}
 			_, err := w.Write(syms)
 			return err
 		})
 	}
-	return changed, emit, err
 }
 
 // shndxRewriter renumbers the entries of a SHT_SYMTAB_SHNDX table.

@@ -1,12 +1,12 @@
 package offloadbin
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/strtab"
 )
 
 // ErrNUL is returned by Write for a key or value containing a NUL byte, which
@@ -35,7 +35,7 @@ func Write(w io.Writer, kind ImageKind, okind OffloadKind, flags uint32, strings
 		}
 		all = append(all, kv.Key, kv.Value)
 	}
-	table, offsets := buildStringTable(all)
+	table, offsets := strtab.Build(all)
 
 	strOff := int64(headerSize + entrySize)
 	tabOff := strOff + int64(len(strings))*stringEntrySizeV1
@@ -82,60 +82,3 @@ func Write(w io.Writer, kind ImageKind, okind OffloadKind, flags uint32, strings
 }
 
 func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
-
-// buildStringTable lays out strs as LLVM's StringTableBuilder in ELF mode with
-// optimisation does, returning the table and each string's offset in it.
-func buildStringTable(strs []string) ([]byte, map[string]uint64) {
-	offsets := make(map[string]uint64, len(strs))
-	var uniq []string
-	for _, s := range strs {
-		if _, ok := offsets[s]; !ok {
-			offsets[s] = 0
-			uniq = append(uniq, s)
-		}
-	}
-	// Descending order of the reversed strings: LLVM's multikey sort on
-	// characters from the end, where running out sorts lowest. Distinct
-	// strings are totally ordered by it, so any sort gives LLVM's result.
-	sort.Slice(uniq, func(i, j int) bool { return tailCompare(uniq[i], uniq[j]) > 0 })
-
-	var tab bytes.Buffer
-	tab.WriteByte(0)
-	prev := ""
-	for _, s := range uniq {
-		if strings.HasSuffix(prev, s) {
-			offsets[s] = uint64(tab.Len() - len(s) - 1)
-			continue
-		}
-		offsets[s] = uint64(tab.Len())
-		tab.WriteString(s)
-		tab.WriteByte(0)
-		prev = s
-	}
-	// The empty string is always the leading NUL.
-	if _, ok := offsets[""]; ok {
-		offsets[""] = 0
-	}
-	return tab.Bytes(), offsets
-}
-
-// tailCompare compares a and b from their last byte backwards; a string that
-// runs out first is the smaller.
-func tailCompare(a, b string) int {
-	i, j := len(a)-1, len(b)-1
-	for ; i >= 0 && j >= 0; i, j = i-1, j-1 {
-		if a[i] != b[j] {
-			if a[i] > b[j] {
-				return 1
-			}
-			return -1
-		}
-	}
-	switch {
-	case i >= 0:
-		return 1
-	case j >= 0:
-		return -1
-	}
-	return 0
-}

@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rules-offload/rules_offload/lib/strtab"
 )
 
 // ErrNoEntries is returned by WriteEntries for an empty entry list, which
@@ -155,7 +156,7 @@ func layOut(version uint32, entries []Entry) (*layout, error) {
 		}
 		numStrings += int64(len(e.Strings))
 	}
-	table, offsets := buildStringTable(all)
+	table, offsets := strtab.Build(all)
 
 	strEntOff := hdrLen + int64(len(entries))*entrySize
 	tabOff := strEntOff + numStrings*stringEntrySizeV2
