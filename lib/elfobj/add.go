@@ -44,8 +44,15 @@ func AddSections(w io.Writer, src io.ReaderAt, size int64, secs []NewSection) er
 	if err != nil {
 		return err
 	}
+	tables, err := f.relayTables(rw, secs)
+	if err != nil {
+		return err
+	}
 	for i, ns := range secs {
 		ns := ns
+		if tables != nil {
+			offs[i] = uint32(tables.offsets[f.ShStrIndex][ns.Name])
+		}
 		rw.secs = append(rw.secs, outSec{
 			hdr: Section{
 				Index: len(rw.secs), Name: ns.Name, Type: ns.Type, Flags: ns.Flags,
@@ -56,6 +63,33 @@ func AddSections(w io.Writer, src io.ReaderAt, size int64, secs []NewSection) er
 		})
 	}
 	return rw.write(w)
+}
+
+// relayTables lays the string tables of a relocatable object out again
+// with the new sections' names, as llvm-objcopy --add-section does (the
+// bundler's -type=o bundles are made that way), so that the output equals
+// LLVM's byte for byte. It returns nil where the tables stay as they are
+// (extended in place by extendNames).
+func (f *File) relayTables(rw *rewrite, secs []NewSection) (*newTables, error) {
+	if rw.fixed {
+		return nil, nil
+	}
+	p, err := f.planRemoval(rw, func(Section) bool { return false })
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(secs))
+	for i, s := range secs {
+		names[i] = s.Name
+	}
+	tables, err := p.planTables(rw, names)
+	if tables == nil || err != nil {
+		return nil, err
+	}
+	for i := range rw.secs {
+		tables.apply(p, &rw.secs[i], i)
+	}
+	return tables, nil
 }
 
 func checkNewSections(secs []NewSection, fixed bool) error {

@@ -196,7 +196,7 @@ func (p *removal) mapIndex(i uint32) uint32 {
 // headers and, where needed, rewritten contents.
 func (p *removal) rewriteKept(rw *rewrite) error {
 	f := p.f
-	tables, err := p.planTables(rw)
+	tables, err := p.planTables(rw, nil)
 	if err != nil {
 		return err
 	}

@@ -24,10 +24,11 @@ type newTables struct {
 	symtab  int                       // input index of the symbol table; 0: none rebuilt
 }
 
-// planTables reads the names that stay and lays out the tables they live
-// in. It returns nil (keep the tables) for anything but one SHT_SYMTAB
-// with SHT_STRTAB tables of sane size in a relocatable object.
-func (p *removal) planTables(rw *rewrite) (*newTables, error) {
+// planTables reads the names that stay, adds extra (the names of sections
+// being added), and lays out the tables they live in. It returns nil (keep
+// the tables) for anything but one SHT_SYMTAB with SHT_STRTAB tables of
+// sane size in a relocatable object.
+func (p *removal) planTables(rw *rewrite, extra []string) (*newTables, error) {
 	f := p.f
 	if rw.fixed || f.Type != elf.ET_REL {
 		return nil, nil
@@ -72,6 +73,7 @@ func (p *removal) planTables(rw *rewrite) (*newTables, error) {
 			secNames = append(secNames, s.Name)
 		}
 	}
+	secNames = append(secNames, extra...)
 	t := &newTables{tables: map[int][]byte{}, offsets: map[int]map[string]uint64{}, symOff: map[uint32]uint32{}, symtab: sym}
 	if str == shstr {
 		t.tables[str], t.offsets[str] = strtabs.Build(append(secNames, symNames...))

@@ -395,7 +395,8 @@ func TestObjectPrintCommands(t *testing.T) {
 // -fgpu-rdc compile before linking. Unbundled by ours, the host entry must
 // be byte for byte what LLVM's bundler gives (llvm-objcopy lays the
 // sections and the string tables out again), for host objects from clang
-// and from gcc, and read the same (obj2yaml-22) whichever tool bundled it.
+// and from gcc, and read the same (obj2yaml-22) whichever tool bundled it;
+// the bundled objects themselves must be LLVM's bytes too.
 func TestHostObjectRoundTrip(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)
@@ -412,9 +413,11 @@ func TestHostObjectRoundTrip(t *testing.T) {
 	hosts = append(hosts, filepath.Join(dir, "g.o"))
 	llvmtest.Run(t, dir, "gcc", "-c", "-O1", gccSrc, "-o", hosts[len(hosts)-1])
 	for _, host := range hosts {
+		var fats [][]byte
 		for _, bundler := range []tool{l, ours()} {
 			fat := filepath.Join(dir, "fat.o")
 			mustRunTool(t, dir, bundler, "-type=o", targets, "-input="+host, "-input="+dev, "-output="+fat)
+			fats = append(fats, llvmtest.ReadFile(t, fat))
 			var yaml []string
 			var outs [][]byte
 			for j, unbundler := range []tool{l, ours()} {
@@ -429,6 +432,11 @@ func TestHostObjectRoundTrip(t *testing.T) {
 			if bundler.name == l.name && !bytes.Equal(outs[0], outs[1]) {
 				t.Errorf("host %s: unbundled by ours, %s", filepath.Base(host), llvmtest.FirstDiff(outs[0], outs[1]))
 			}
+		}
+		// Bundling too: llvm-objcopy --add-section lays the string
+		// tables out with the new names; so do we.
+		if !bytes.Equal(fats[0], fats[1]) {
+			t.Errorf("host %s: bundled by ours, %s", filepath.Base(host), llvmtest.FirstDiff(fats[0], fats[1]))
 		}
 	}
 }
