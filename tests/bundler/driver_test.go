@@ -2,6 +2,7 @@ package bundler_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,13 +45,17 @@ func TestClangDriver(t *testing.T) {
 	if want := `"` + linkBin + `" "-type=o"`; !bytes.Contains(out, []byte(want)) {
 		t.Fatalf("clang -### -B %s does not run %s:\n%s", binDir, want, out)
 	}
-	if out, err := compile("llvm.o"); err != nil {
-		t.Fatalf("clang with LLVM's bundler: %v\n%s", err, out)
+	// With -fgpu-rdc the host object itself is a bundle (-type=o), which
+	// llvm-objcopy lays out: its string table included.
+	for _, rdc := range [][]string{nil, {"-fgpu-rdc"}} {
+		if out, err := compile("llvm.o", rdc...); err != nil {
+			t.Fatalf("clang %q with LLVM's bundler: %v\n%s", rdc, err, out)
+		}
+		if out, err := compile("ours.o", append([]string{"-B", binDir}, rdc...)...); err != nil {
+			t.Fatalf("clang %q with our bundler: %v\n%s", rdc, err, out)
+		}
+		sameBytes(t, fmt.Sprintf("HIP object %q", rdc), llvmtest.ReadFile(t, filepath.Join(dir, "llvm.o")), llvmtest.ReadFile(t, filepath.Join(dir, "ours.o")))
 	}
-	if out, err := compile("ours.o", "-B", binDir); err != nil {
-		t.Fatalf("clang with our bundler: %v\n%s", err, out)
-	}
-	sameBytes(t, "HIP object", llvmtest.ReadFile(t, filepath.Join(dir, "llvm.o")), llvmtest.ReadFile(t, filepath.Join(dir, "ours.o")))
 
 	// Control: a failing clang-offload-bundler in -B makes clang fail.
 	bad := filepath.Join(dir, "bad")
