@@ -57,7 +57,10 @@ func unbundleArchive(cfg *Config, t *targets) (err error) {
 	rd, err := ar.NewReader(src.r, src.size)
 	if errors.Is(err, ar.ErrNotArchive) {
 		// LLVM says this for every input without the archive magic.
-		return fileError(cfg.Inputs[0], errorf("%s: %v", ar.ErrTooSmall, err))
+		return inFile(cfg.Inputs[0], "", errorf("%s: %v", ar.ErrTooSmall, err))
+	}
+	if errors.Is(err, ar.ErrTooSmall) {
+		return inFile(cfg.Inputs[0], "", err)
 	}
 	if err != nil {
 		return fileError(cfg.Inputs[0], err)
@@ -158,7 +161,7 @@ func archiveChild(cfg *Config, t *targets, m *ar.Member, sc *scratch, perTarget 
 	parts, err := decompressedAs(child, cfg, "Failed to decompress code object")
 	var be *Error
 	if errors.As(err, &be) {
-		return &Error{File: cfg.Inputs[0], Msg: fmt.Sprintf("%s (member %s)", be.Msg, m.Name), Err: be.Err}
+		return inFile(cfg.Inputs[0], m.Name, err)
 	}
 	if err != nil {
 		return fileError(cfg.Inputs[0], err)
@@ -184,7 +187,7 @@ func archiveChild(cfg *Config, t *targets, m *ar.Member, sc *scratch, perTarget 
 	for _, e := range all {
 		co, fits, err := st.match(e.id, t, cfg.HIPOpenMPCompatible)
 		if err != nil {
-			return fileError(cfg.Inputs[0], errorf("Invalid bundle id read from code object"))
+			return inFile(cfg.Inputs[0], m.Name, errorf("Invalid bundle id read from code object"))
 		}
 		st.place(perTarget, memberName(base, e.id, co.TargetID), e, fits)
 	}

@@ -10,18 +10,39 @@ import (
 )
 
 // Error is a bundler failure. Msg follows LLVM's wording; File, when set,
-// names the file the problem is in.
+// names the file the problem is in, in front, where LLVM names it too.
+// Context is ours: where the problem is, for messages LLVM prints without
+// a file name, so it follows LLVM's text instead of preceding it.
 type Error struct {
-	File string
-	Msg  string
-	Err  error // underlying cause, if any
+	File    string
+	Msg     string
+	Err     error // underlying cause, if any
+	Context string
 }
 
 func (e *Error) Error() string {
+	s := e.Msg
 	if e.File != "" {
-		return fmt.Sprintf("'%s': %s", e.File, e.Msg)
+		s = fmt.Sprintf("'%s': %s", e.File, e.Msg)
 	}
-	return e.Msg
+	if e.Context != "" {
+		s += " (" + e.Context + ")"
+	}
+	return s
+}
+
+// inFile reports a problem found in file whose LLVM message names no file:
+// the name goes after LLVM's text. member, if set, is the archive member.
+func inFile(file, member string, err error) error {
+	where := fmt.Sprintf("in '%s'", file)
+	if member != "" {
+		where += ", member " + member
+	}
+	var be *Error
+	if errors.As(err, &be) {
+		return &Error{Msg: be.Msg, Err: be.Err, Context: where}
+	}
+	return &Error{Msg: describe(err), Err: err, Context: where}
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -54,7 +54,7 @@ func Unbundle(cfg *Config) error {
 	}
 	assign, err := match(all, t, cfg.HIPOpenMPCompatible)
 	if err != nil {
-		return hashFirst(parts, fileError(cfg.Inputs[0], err))
+		return hashFirst(parts, inFile(cfg.Inputs[0], "", err))
 	}
 	return writeOutputs(cfg, t, parts, all, assign)
 }
@@ -111,7 +111,7 @@ func writeOutputs(cfg *Config, t *targets, parts []*source, all []entry, assign 
 		}
 	}
 	if len(missing) > 0 && !cfg.AllowMissingBundles {
-		return hashFirst(parts, fileError(cfg.Inputs[0], errorf("%s", missingList(missing))))
+		return hashFirst(parts, inFile(cfg.Inputs[0], "", errorf("%s", missingList(missing))))
 	}
 	var g atomicfile.Group
 	defer g.Abort()

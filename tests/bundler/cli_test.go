@@ -168,6 +168,7 @@ func TestCommandLineErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	llvmtest.WriteFile(t, dir, "bad.bc", binaryBundle([]rawEntry{{hostT + "-", []byte("H")}, {"hip-amdgcn-amd-amdhsa", []byte("D")}}, 1))
+	llvmtest.WriteFile(t, dir, "short.a", []byte("!<arch>"))
 	h := "-targets=" + hostT
 	cases := []struct {
 		name string
@@ -212,6 +213,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{"missing three", []string{"-type=bc", "-unbundle", "-targets=" + g908 + ",openmp-nvptx64-nvidia-cuda--sm_70," + g906 + ":xnack+", "-input=b.bc", "-output=o", "-output=p", "-output=q"}},
 		{"bad id in bundle", []string{"-type=bc", "-unbundle", "-targets=" + g906, "-input=bad.bc", "-output=o"}},
 		{"not an archive", []string{"-type=a", "-unbundle", "-targets=" + g906, "-input=h", "-output=o"}},
+		{"archive shorter than its magic", []string{"-type=a", "-unbundle", "-targets=" + g906, "-input=short.a", "-output=o"}},
 	}
 	for _, c := range cases {
 		outs := []string{"o", "p", "q"}

@@ -77,8 +77,9 @@ func errText(stderr string) string {
 	return ""
 }
 
-// sameError checks that ours failed as LLVM did: both exit 1, and our
-// message contains LLVM's (ours may add a file name).
+// sameError checks that ours failed as LLVM did: both exit 1, and right
+// after "error: " our message says LLVM's text (ours may add context after
+// it), so that scripts matching LLVM's messages match ours.
 func sameError(t testing.TB, what string, llvmRes, ourRes llvmtest.Result) {
 	t.Helper()
 	if llvmRes.Code != 1 {
@@ -93,8 +94,8 @@ func sameError(t testing.TB, what string, llvmRes, ourRes llvmtest.Result) {
 	if want == "" {
 		t.Fatalf("%s: LLVM failed without an error line:\n%v", what, llvmRes)
 	}
-	if ourRes.Code != 1 || !strings.Contains(ourRes.Stderr, want) {
-		t.Errorf("%s: want exit 1 and a message containing %q\nLLVM: %v\nours: %v", what, want, llvmRes, ourRes)
+	if ourRes.Code != 1 || !strings.HasPrefix(errText(ourRes.Stderr), want) {
+		t.Errorf("%s: want exit 1 and a message starting with %q\nLLVM: %v\nours: %v", what, want, llvmRes, ourRes)
 	}
 }
 
