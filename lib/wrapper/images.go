@@ -70,11 +70,16 @@ var accepted = map[Kind]struct {
 type span struct{ begin, end int64 }
 
 // inspect checks image i against the kind and locates the registered bytes.
-func inspect(i int, im Image, k Kind) (span, error) {
+// With anyImage, bytes that are not of the kind's format are registered
+// whole, as LLVM's wrapper registers any file.
+func inspect(i int, im Image, k Kind, anyImage bool) (span, error) {
 	fail := func(err error, format string, a ...any) (span, error) {
 		return span{}, &ImageError{Index: i, Path: im.Path, Msg: fmt.Sprintf(format, a...), Err: err}
 	}
 	if im.Data == nil || im.Size <= 0 {
+		if anyImage && im.Data != nil && im.Size == 0 {
+			return span{}, nil
+		}
 		return fail(ErrEmptyImage, "empty image")
 	}
 	head := make([]byte, min(im.Size, 32))
@@ -94,10 +99,10 @@ func inspect(i int, im Image, k Kind) (span, error) {
 	for _, a := range accepted[k].formats {
 		ok = ok || a == f
 	}
-	if !ok {
+	if !ok && !anyImage {
 		return fail(ErrWrongImage, "%s is not %s", formatNames[f], accepted[k].want)
 	}
-	if f != fmtOffloadBinary {
+	if !ok || f != fmtOffloadBinary {
 		return span{0, im.Size}, nil
 	}
 	bins, _, err := offloadbin.Read(im.Data, 0, im.Size)

@@ -2,6 +2,7 @@ package wrapper
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -274,8 +275,14 @@ func (e *llEmitter) globalsReg() {
 	e.printf("%s", body.String())
 }
 
-// bytes writes the image as an IR string constant, streaming it.
+// bytes writes the image as an IR string constant, streaming it; an image
+// of zero bytes only (or none) is zeroinitializer, as LLVM prints it.
 func (e *llEmitter) bytes(im Image) {
+	if zero, err := allZero(im); err != nil || zero {
+		e.err = cmp.Or(e.err, err)
+		e.printf("zeroinitializer")
+		return
+	}
 	e.printf("c\"")
 	buf := make([]byte, 64<<10)
 	r := io.NewSectionReader(im.Data, 0, im.Size)
@@ -292,6 +299,26 @@ func (e *llEmitter) bytes(im Image) {
 		}
 	}
 	e.printf("\"")
+}
+
+// allZero reports whether every byte of im is zero.
+func allZero(im Image) (bool, error) {
+	buf := make([]byte, 64<<10)
+	r := io.NewSectionReader(im.Data, 0, im.Size)
+	for {
+		n, err := r.Read(buf)
+		for _, c := range buf[:n] {
+			if c != 0 {
+				return false, nil
+			}
+		}
+		if err == io.EOF {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
 }
 
 // llEscape escapes bytes the way LLVM prints string constants: printable

@@ -24,6 +24,10 @@ func TestLLMatchesLLVM(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "raw.o"), elfFixture(t), 0o644)
 	os.WriteFile(filepath.Join(dir, "k.fatbin"), fatbinFixture(), 0o644)
 	os.WriteFile(filepath.Join(dir, "k.hipfb"), bundleVector(), 0o644)
+	// LLVM wraps any file; so does AnyImage.
+	os.WriteFile(filepath.Join(dir, "text.bin"), []byte("not an image\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "empty.bin"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "zeros.bin"), make([]byte, 24), 0o644)
 	cases := []struct {
 		kind   Kind
 		inputs []string
@@ -33,6 +37,10 @@ func TestLLMatchesLLVM(t *testing.T) {
 		{OpenMP, []string{"raw.o"}},
 		{CUDA, []string{"k.fatbin"}},
 		{HIP, []string{"k.hipfb"}},
+		{OpenMP, []string{"text.bin", "empty.bin", "zeros.bin"}},
+		{CUDA, []string{"ob.bin"}},
+		{CUDA, []string{"empty.bin"}},
+		{HIP, []string{"text.bin"}},
 	}
 	for _, c := range cases {
 		for _, triple := range []string{"x86_64-pc-linux-gnu", "aarch64-unknown-linux-gnu"} {
@@ -45,7 +53,7 @@ func TestLLMatchesLLVM(t *testing.T) {
 				b, _ := os.ReadFile(filepath.Join(dir, in))
 				imgs = append(imgs, memImage(b))
 			}
-			os.WriteFile(filepath.Join(dir, "my.ll"), emit(t, "ll", imgs, Options{Kind: c.kind, Triple: triple}), 0o644)
+			os.WriteFile(filepath.Join(dir, "my.ll"), emit(t, "ll", imgs, Options{Kind: c.kind, Triple: triple, AnyImage: true}), 0o644)
 			llvmtest.Run(t, dir, "llvm-as-22", "my.ll", "-o", "my.bc")
 			llvmtest.Run(t, dir, "llvm-dis-22", "my.bc", "-o", "my2.ll")
 			if d := diffAfterModuleID(t, filepath.Join(dir, "ref.ll"), filepath.Join(dir, "my2.ll")); d != "" {

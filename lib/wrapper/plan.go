@@ -89,7 +89,7 @@ func newPlan(imgs []Image, o Options) (*plan, error) {
 	p.entries = layoutFor(o.Kind, o.ABI)
 	spans := make([]span, len(imgs))
 	for i, im := range imgs {
-		if spans[i], err = inspect(i, im, o.Kind); err != nil {
+		if spans[i], err = inspect(i, im, o.Kind, o.AnyImage); err != nil {
 			return nil, err
 		}
 	}

@@ -141,6 +141,11 @@ type Options struct {
 	// Triple is the host target triple; empty means DefaultTriple.
 	Triple string
 	ABI    EntryABI
+	// AnyImage registers whatever bytes an image holds, empty or not of
+	// the kind's format, as llvm-offload-wrapper does; otherwise such an
+	// image is an error (ErrEmptyImage, ErrWrongImage), because the
+	// runtime would only reject it when the program starts.
+	AnyImage bool
 }
 
 // DefaultTriple is the host triple used when Options.Triple is empty; it is

@@ -37,12 +37,12 @@ func TestParse(t *testing.T) {
 // TestOffloadBinarySpan: an OffloadBinary is registered by the image inside
 // it (offset 0x90, 4 bytes in the LLVM-recorded vector), raw images whole.
 func TestOffloadBinarySpan(t *testing.T) {
-	sp, err := inspect(0, memImage(offloadBinaryVector()), OpenMP)
+	sp, err := inspect(0, memImage(offloadBinaryVector()), OpenMP, false)
 	if err != nil || sp != (span{0x90, 0x94}) {
 		t.Fatalf("span %v, %v; want {0x90 0x94}", sp, err)
 	}
 	raw := elfFixture(t)
-	sp, err = inspect(0, memImage(raw), OpenMP)
+	sp, err = inspect(0, memImage(raw), OpenMP, false)
 	if err != nil || sp != (span{0, int64(len(raw))}) {
 		t.Fatalf("raw span %v, %v", sp, err)
 	}
@@ -358,7 +358,7 @@ func FuzzInspect(f *testing.F) {
 	f.Add([]byte("CCOB\x03\x00\x01\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, k := range []Kind{OpenMP, CUDA, HIP} {
-			sp, err := inspect(0, memImage(b), k)
+			sp, err := inspect(0, memImage(b), k, false)
 			if err == nil && (sp.begin < 0 || sp.end > int64(len(b)) || sp.begin >= sp.end) {
 				t.Fatalf("%v: span %v outside %d bytes", k, sp, len(b))
 			}
@@ -391,4 +391,20 @@ func headerSize(b []byte) int {
 		return 52
 	}
 	return 64
+}
+
+// With AnyImage, as llvm-offload-wrapper, bytes of no known format and
+// empty files are registered whole; without, they are refused.
+func TestAnyImage(t *testing.T) {
+	for _, b := range [][]byte{[]byte("hello"), {}} {
+		for _, k := range []Kind{OpenMP, CUDA, HIP} {
+			if _, err := inspect(0, memImage(b), k, false); err == nil {
+				t.Errorf("%v, %q: accepted without AnyImage", k, b)
+			}
+			sp, err := inspect(0, memImage(b), k, true)
+			if err != nil || sp != (span{0, int64(len(b))}) {
+				t.Errorf("%v, %q with AnyImage: span %v, %v", k, b, sp, err)
+			}
+		}
+	}
 }

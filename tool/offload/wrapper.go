@@ -85,7 +85,7 @@ func runWrapper(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: error: No such file or directory\n", prog)
 		return 1
 	}
-	j := &wrapJob{opts: wrapper.Options{Kind: k, Triple: triple.Value(), ABI: wrapper.LLVM20},
+	j := &wrapJob{opts: wrapper.Options{Kind: k, Triple: triple.Value(), ABI: wrapper.LLVM20, AnyImage: true},
 		emit: emitFor(out.Value(), "ll"), output: out.Value(), inputs: s.Positional}
 	if j.opts.Triple == "" {
 		j.opts.Triple = hostTriple()

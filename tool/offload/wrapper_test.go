@@ -62,6 +62,11 @@ func TestWrapperCLIMatchesLLVM(t *testing.T) {
 		{"--kind=openmp", "ob.bin"},
 		{"--kind=openmp", "-o", "no/such/dir/out.bc", "ob.bin"},
 		{"--kind=cuda", "-o", "out.bc", "k.fatbin", "k.fatbin"},
+		// LLVM wraps any file, empty or of another kind's format.
+		{"--kind=openmp", "-o", "out.bc", "text.txt"},
+		{"--kind=openmp", "-o", "out.bc", "empty.bin"},
+		{"--kind=cuda", "-o", "out.bc", "ob.bin"},
+		{"--kind=hip", "-o", "out.bc", "k.fatbin"},
 	}
 	for _, args := range cases {
 		llvmDir, ourDir := t.TempDir(), t.TempDir()
@@ -88,10 +93,11 @@ func TestWrapperCLIErrorsLeaveNoOutput(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{"llvm-offload-wrapper", []string{"--kind=openmp", "-o", "out.bc", "empty.bin"}, "error: empty.bin: empty image"},
-		{"llvm-offload-wrapper", []string{"--kind=openmp", "-o", "out.bc", "text.txt"}, "unrecognised data is not an OpenMP device image"},
-		{"llvm-offload-wrapper", []string{"--kind=cuda", "-o", "out.bc", "ob.bin"}, "an OffloadBinary is not a CUDA fatbinary"},
-		{"llvm-offload-wrapper", []string{"--kind=hip", "-o", "out.o", "k.fatbin"}, "a CUDA fatbinary is not a HIP offload bundle"},
+		// offload wrap checks what the drop-in, like LLVM, wraps blindly.
+		{"offload", []string{"wrap", "--kind=openmp", "-o", "out.ll", "empty.bin"}, "empty.bin: empty image"},
+		{"offload", []string{"wrap", "--kind=openmp", "-o", "out.ll", "text.txt"}, "unrecognised data is not an OpenMP device image"},
+		{"offload", []string{"wrap", "--kind=cuda", "-o", "out.ll", "ob.bin"}, "an OffloadBinary is not a CUDA fatbinary"},
+		{"offload", []string{"wrap", "--kind=hip", "-o", "out.o", "k.fatbin"}, "a CUDA fatbinary is not a HIP offload bundle"},
 		{"llvm-offload-wrapper", []string{"--kind=openmp", "--triple=riscv64-linux-gnu", "-o", "out.o", "ob.bin"}, "x86_64 and aarch64 hosts only"},
 		{"clang-offload-wrapper", []string{"-target=foo-bar", "-o", "out.bc", "ob.bin"}, "error: 'foo-bar': unsupported target triple"},
 		{"clang-offload-wrapper", []string{"-o", "out.bc", "ob.bin"}, "for the --target option: must be specified at least once!"},
