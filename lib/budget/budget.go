@@ -29,11 +29,16 @@ type ExceededError struct {
 	Want  uint64 // bytes asked for
 	Used  uint64 // bytes already reserved
 	Limit uint64
+	Hint  string // how to raise the limit (see SetHint); may be empty
 }
 
 func (e *ExceededError) Error() string {
-	return fmt.Sprintf("decompressed data would exceed %d bytes for this input "+
+	s := fmt.Sprintf("decompressed data would exceed %d bytes for this input "+
 		"(%d already inflated, %d more declared)", e.Limit, e.Used, e.Want)
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
 }
 
 func (e *ExceededError) Unwrap() error { return ErrExceeded }
@@ -45,6 +50,7 @@ type Budget struct {
 	mu    sync.Mutex
 	limit uint64
 	used  uint64
+	hint  string
 }
 
 // New returns a budget of limit bytes; 0 means DefaultLimit.
@@ -53,6 +59,18 @@ func New(limit uint64) *Budget {
 		limit = DefaultLimit
 	}
 	return &Budget{limit: limit}
+}
+
+// SetHint sets the text its errors end with, saying how the user can raise
+// the limit: the budget is made by a library, but only the command that
+// calls it knows its flags ("raise it with --max-uncompressed-size").
+func (b *Budget) SetHint(hint string) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.hint = hint
 }
 
 // Reserve takes n bytes from the budget, or takes nothing and returns an
@@ -72,7 +90,7 @@ func (b *Budget) Reserve(n uint64) error {
 
 func (b *Budget) check(n uint64) error {
 	if n > b.limit-b.used {
-		return &ExceededError{Want: n, Used: b.used, Limit: b.limit}
+		return &ExceededError{Want: n, Used: b.used, Limit: b.limit, Hint: b.hint}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package budget
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -60,4 +61,18 @@ func TestCheckTakesNothing(t *testing.T) {
 	if b.Used() != 0 {
 		t.Fatalf("Check changed Used to %d", b.Used())
 	}
+}
+
+// The hint the command sets ends every refusal, so the user learns how to
+// raise the limit.
+func TestHintEndsErrors(t *testing.T) {
+	b := New(10)
+	b.SetHint("raise it with --max-uncompressed-size")
+	for _, err := range []error{b.Check(11), b.Reserve(11)} {
+		if err == nil || !strings.HasSuffix(err.Error(), "would exceed 10 bytes for this input (0 already inflated, 11 more declared); raise it with --max-uncompressed-size") {
+			t.Errorf("got %v, want the limit, the sizes and the hint", err)
+		}
+	}
+	var nilBudget *Budget
+	nilBudget.SetHint("ignored") // must not panic
 }

@@ -53,7 +53,10 @@ type Config struct {
 
 // inputBudget is the decompression budget of the job's input.
 func (c *Config) inputBudget() *budget.Budget {
-	c.budgetOnce.Do(func() { c.budget = budget.New(c.MaxUncompressedSize) })
+	c.budgetOnce.Do(func() {
+		c.budget = budget.New(c.MaxUncompressedSize)
+		c.budget.SetHint("raise the limit with --max-uncompressed-size")
+	})
 	return c.budget
 }
 

@@ -106,6 +106,7 @@ func (w *Walker) Close() {
 // names where it was found.
 func (w *Walker) Walk(r io.ReaderAt, size int64, name string, fn func(*Image) error) error {
 	w.budget, w.inflating = budget.New(w.opt.MaxUncompressedSize), 0
+	w.budget.SetHint("raise the limit with --max-uncompressed-size")
 	return w.any(r, size, []string{name}, 0, fn)
 }
 
@@ -130,12 +131,21 @@ func (w *Walker) release(f *os.File) {
 	w.tmps = slices.DeleteFunc(w.tmps, func(t *os.File) bool { return t == f })
 }
 
+// ErrNested is returned for compressed data inside compressed data, unless
+// Options.AllowNestedCompression.
+var ErrNested = errors.New("compressed data inside compressed data: refused " +
+	"(real tool chains do not nest compression; --allow-nested-compression reads it)")
+
+// refuseNested reports whether compressed data found now must be refused.
+func (w *Walker) refuseNested() bool {
+	return w.inflating > 0 && !w.opt.AllowNestedCompression
+}
+
 // enterCompressed counts one more level of compressed data, refusing
 // compressed data inside compressed data unless allowed; leave undoes it.
 func (w *Walker) enterCompressed() error {
-	if w.inflating > 0 && !w.opt.AllowNestedCompression {
-		return errors.New("compressed data inside compressed data: refused " +
-			"(real tool chains do not nest compression; allow it explicitly to read this input)")
+	if w.refuseNested() {
+		return ErrNested
 	}
 	w.inflating++
 	return nil

@@ -60,6 +60,7 @@ func Inspect(r io.ReaderAt, size int64, name string, opt Options) *Node {
 		opt.KeepCompressed = 16 << 20
 	}
 	w := &walker{opt: opt, budget: budget.New(opt.MaxUncompressedSize)}
+	w.budget.SetHint("raise the limit with --max-uncompressed-size")
 	defer w.closeTemps()
 	n := w.node(view{r: r, size: size, space: "file"}, 0)
 	n.Name = name
@@ -117,7 +118,12 @@ func (w *walker) closeTemps() {
 
 // errNested is reported for compressed data inside compressed data.
 var errNested = errors.New("compressed data inside compressed data: not decoded " +
-	"(real tool chains do not nest compression; allow it explicitly to look inside)")
+	"(real tool chains do not nest compression; --allow-nested-compression looks inside)")
+
+// refuseNested reports whether compressed data found now is left alone.
+func (w *walker) refuseNested() bool {
+	return w.inflating > 0 && !w.opt.AllowNestedCompression
+}
 
 // node recognises the bytes of v and describes them.
 func (w *walker) node(v view, depth int) *Node {

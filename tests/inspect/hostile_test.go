@@ -43,14 +43,41 @@ func TestBombOfOffloadBinariesRefused(t *testing.T) {
 	dir := t.TempDir()
 	in := bytes.Repeat(hostile.OffloadBinaryBomb(1<<30-4096, "gfx90a"), 8)
 	os.WriteFile(filepath.Join(dir, "bomb.bin"), in, 0o644)
+	for _, c := range []struct {
+		argv []string
+		hint string // how to raise the budget
+	}{
+		{[]string{"offload", "extract", "--list", "bomb.bin"}, "raise the limit with --max-uncompressed-size"},
+		{[]string{"offload", "inspect", "bomb.bin"}, "raise the limit with --max-uncompressed-size"},
+		{[]string{"llvm-offload-binary", "bomb.bin", "--image=file=x.o,arch=gfx90a"}, "`offload extract --max-uncompressed-size` reads larger inputs"},
+	} {
+		argv := c.argv
+		code, out, rss := runRSS(t, dir, argv...)
+		if code != 1 || !strings.Contains(out, "bomb.bin") ||
+			!strings.Contains(out, "decompressed data would exceed 4294967296 bytes for this input") || !strings.Contains(out, c.hint) {
+			t.Errorf("%q: exit %d, output %q; want the budget refusal naming the input and saying %q", argv, code, out, c.hint)
+		}
+		if rss > 64<<20 {
+			t.Errorf("%q: peak RSS %d MiB, want under 64", argv, rss>>20)
+		}
+	}
+}
+
+// Five CCOB records of 1 GiB side by side (164 KiB; four cost 29.5 s in the
+// review) exceed the default budget together: refused before any is
+// decoded, by every command that decompresses them.
+func TestConcatenatedCCOBsRefused(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "five.bin"), bytes.Repeat(hostile.CCOB(nil, 1<<30), 5), 0o644)
 	for _, argv := range [][]string{
-		{"offload", "extract", "--list", "bomb.bin"},
-		{"offload", "inspect", "bomb.bin"},
-		{"llvm-offload-binary", "bomb.bin", "--image=file=x.o,arch=gfx90a"},
+		{"offload", "extract", "--list", "five.bin"},
+		{"offload", "inspect", "five.bin"},
+		{"clang-offload-bundler", "-list", "-type=o", "-input=five.bin"},
 	} {
 		code, out, rss := runRSS(t, dir, argv...)
-		if code != 1 || !strings.Contains(out, "decompressed data would exceed 4294967296 bytes for this input") {
-			t.Errorf("%q: exit %d, output %q; want the budget refusal", argv, code, out)
+		if code != 1 || !strings.Contains(out, "five.bin") || !strings.Contains(out, "would exceed 4294967296 bytes for this input (0 already inflated, 5368709120 more declared)") ||
+			!strings.Contains(out, "raise the limit with --max-uncompressed-size") {
+			t.Errorf("%q: exit %d, output %q; want the five records refused at once, naming the input and the flag", argv, code, out)
 		}
 		if rss > 64<<20 {
 			t.Errorf("%q: peak RSS %d MiB, want under 64", argv, rss>>20)
@@ -88,7 +115,7 @@ func TestNestedCCOBRefused(t *testing.T) {
 		{"offload", "inspect", "nested.bin"},
 	} {
 		code, out, _ := runRSS(t, dir, argv...)
-		if code != 1 || !strings.Contains(out, "compressed data inside compressed data") {
+		if code != 1 || !strings.Contains(out, "compressed data inside compressed data") || !strings.Contains(out, "--allow-nested-compression") {
 			t.Errorf("%q: exit %d, output %q; want nested compression refused", argv, code, out)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/packager"
 	"github.com/rules-offload/rules_offload/tool/internal/cl"
@@ -276,7 +277,11 @@ func extractImages(prog, input string, images []string, archive bool, stderr io.
 			f.Close()
 		}
 	}()
-	found, err := packager.Scan(r, size, name, offloadbin.WithSpill(func() (*os.File, error) {
+	// The LLVM personality takes no flag to raise the budget (its --help
+	// stays LLVM's); the error says where a larger one can be had.
+	b := budget.New(0)
+	b.SetHint("this command has no option to raise it; `offload extract --max-uncompressed-size` reads larger inputs")
+	found, err := packager.Scan(r, size, name, offloadbin.WithBudget(b), offloadbin.WithSpill(func() (*os.File, error) {
 		f, err := os.CreateTemp("", "offload-packager-*")
 		if err == nil {
 			os.Remove(f.Name())
