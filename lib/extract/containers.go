@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -85,14 +86,23 @@ func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int
 
 func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	var spilled []*os.File
-	ims, err := offloadbin.ReadAll(r, size, offloadbin.WithBudget(w.budget),
+	opts := []offloadbin.Option{offloadbin.WithBudget(w.budget),
 		offloadbin.WithSpill(func() (*os.File, error) {
 			f, err := w.tempFile()
 			if err == nil {
 				spilled = append(spilled, f)
 			}
 			return f, err
-		}))
+		})}
+	if w.refuseNested() {
+		// A compressed binary here is compressed data inside compressed
+		// data: refused from its header, before it is inflated.
+		opts = append(opts, offloadbin.RefuseCompressed())
+	}
+	ims, err := offloadbin.ReadAll(r, size, opts...)
+	if errors.Is(err, offloadbin.ErrCompressed) {
+		return fmt.Errorf("%w: %v", ErrNested, err)
+	}
 	if err != nil {
 		return err
 	}

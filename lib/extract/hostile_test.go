@@ -164,3 +164,20 @@ func (s *seekBuffer) Seek(off int64, whence int) (int64, error) {
 	}
 	return int64(s.pos), nil
 }
+
+// A compressed OffloadBinary inside a CCOB is compressed data inside
+// compressed data too: refused from its header by default, before it is
+// inflated; allowed, it draws on the same budget as the CCOB around it.
+func TestCompressedOffloadBinaryInCCOB(t *testing.T) {
+	bomb := hostile.OffloadBinaryBomb(1<<30-4096, "gfx90a")
+	in := hostile.CCOB(bomb, 0)
+	_, err := walkBytes(Options{}, in)
+	if !errors.Is(err, ErrNested) || !strings.Contains(err.Error(), "--allow-nested-compression") {
+		t.Fatalf("got %v, want ErrNested naming the flag", err)
+	}
+	_, err = walkBytes(Options{AllowNestedCompression: true, MaxUncompressedSize: 512 << 20}, in)
+	var ee *budget.ExceededError
+	if !errors.As(err, &ee) || ee.Used != uint64(len(bomb)) || !strings.Contains(err.Error(), "raise the limit with --max-uncompressed-size") {
+		t.Fatalf("allowed: got %v, want the binary refused by the budget the CCOB drew on, with the hint", err)
+	}
+}

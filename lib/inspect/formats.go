@@ -91,7 +91,14 @@ func (w *walker) textBundle(n *Node, v view, comment string, depth int) {
 
 func (w *walker) offloadBinaries(n *Node, v view, depth int) {
 	n.Format = "offload-binary"
-	ims, err := offloadbin.ReadAll(v.r, v.size, offloadbin.WithBudget(w.budget), offloadbin.WithSpill(w.spill))
+	opts := []offloadbin.Option{offloadbin.WithBudget(w.budget), offloadbin.WithSpill(w.spill)}
+	if w.refuseNested() {
+		opts = append(opts, offloadbin.RefuseCompressed()) // found before inflating
+	}
+	ims, err := offloadbin.ReadAll(v.r, v.size, opts...)
+	if errors.Is(err, offloadbin.ErrCompressed) {
+		err = fmt.Errorf("%w: %v", errNested, err)
+	}
 	if err != nil {
 		fail(n, v, err)
 		return
@@ -231,7 +238,7 @@ func leafKind(head []byte) (string, string) {
 // optional zero padding between them, as in .hip_fatbin sections).
 func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
 	n.Format = "ccob"
-	if w.inflating > 0 && !w.opt.AllowNestedCompression {
+	if w.refuseNested() {
 		fail(n, v, errNested)
 		return n
 	}

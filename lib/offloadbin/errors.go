@@ -17,6 +17,9 @@ var (
 	// ErrTooLarge marks data that exceeds a configured limit, such as the
 	// inflated size of a compressed binary.
 	ErrTooLarge = errors.New("offloadbin: size exceeds limit")
+	// ErrCompressed marks a compressed (version 3) binary that the caller
+	// asked not to inflate (RefuseCompressed).
+	ErrCompressed = errors.New("offloadbin: compressed binary refused")
 )
 
 // FormatError describes a defect in an OffloadBinary: what was wrong, the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/rules-offload/rules_offload/internal/hostile"
@@ -87,5 +88,34 @@ func TestInflateRefusesLongerStream(t *testing.T) {
 	_, err := ReadAll(bytes.NewReader(in), int64(len(in)))
 	if !errors.Is(err, ErrFormat) {
 		t.Fatalf("got %v, want ErrFormat for a body longer than declared", err)
+	}
+}
+
+// RefuseCompressed refuses a compressed binary from its header: nothing
+// is inflated or charged, however much it declares.
+func TestRefuseCompressedInflatesNothing(t *testing.T) {
+	in := append(hostile.OffloadBinaryBomb(1<<30-4096, "gfx90a"), bytes.Repeat(hostile.OffloadBinaryBomb(16<<20, "gfx906"), 2)...)
+	b := budget.New(0)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadAll(bytes.NewReader(in), int64(len(in)), WithBudget(b), RefuseCompressed())
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrCompressed) || !strings.Contains(err.Error(), "declaring 1073737896 bytes inflated") {
+		t.Fatalf("got %v, want ErrCompressed naming the declared size", err)
+	}
+	if b.Used() != 0 {
+		t.Errorf("the refused binaries were charged %d bytes", b.Used())
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("refusing allocated %d bytes", got)
+	}
+	// Uncompressed binaries read as before.
+	var plain bytes.Buffer
+	e := Entry{ImageKind: ImageObject, OffloadKind: OffloadHIP, Image: bytes.NewReader([]byte("x")), Size: 1}
+	if _, err := WriteEntries(&plain, 2, []Entry{e}, NoCompression); err != nil {
+		t.Fatal(err)
+	}
+	if ims, err := ReadAll(bytes.NewReader(plain.Bytes()), int64(plain.Len()), RefuseCompressed()); err != nil || len(ims) != 1 {
+		t.Fatalf("an uncompressed binary: %v, %d images", err, len(ims))
 	}
 }

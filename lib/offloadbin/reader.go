@@ -34,6 +34,7 @@ type options struct {
 	budget      *budget.Budget
 	prepaid     bool // the budget was charged for the whole section already
 	spill       func() (*os.File, error)
+	refuse      bool // compressed binaries are errors, found from headers
 }
 
 // WithMaxInflatedSize limits the inflated size of a compressed binary
@@ -57,6 +58,15 @@ func WithBudget(b *budget.Budget) Option {
 // a buffer of exactly its declared size.
 func WithSpill(create func() (*os.File, error)) Option {
 	return func(o *options) { o.spill = create }
+}
+
+// RefuseCompressed makes a compressed binary an error wrapping
+// ErrCompressed, found from its header before anything is inflated or
+// charged to a budget: for callers that cannot use one (a wrapper input
+// must hold an uncompressed image), or must not inflate it (compressed
+// data found inside compressed data).
+func RefuseCompressed() Option {
+	return func(o *options) { o.refuse = true }
 }
 
 // SpillSize is the inflated size above which WithSpill's files are used.
@@ -99,10 +109,12 @@ func ReadSection(r io.ReaderAt, off, n int64, opts ...Option) ([]Image, error) {
 	end := off + n
 	// Charge every compressed binary of the section before inflating any,
 	// so that many bombs side by side are refused at once.
-	if err := o.budget.Reserve(inflatedSizes(r, off, end)); err != nil {
-		return nil, &FormatError{Off: off, Msg: "compressed binaries: " + err.Error(), Err: err}
+	if !o.refuse {
+		if err := o.budget.Reserve(inflatedSizes(r, off, end)); err != nil {
+			return nil, &FormatError{Off: off, Msg: "compressed binaries: " + err.Error(), Err: err}
+		}
+		o.prepaid = true
 	}
-	o.prepaid = true
 	var all []Image
 	for pos := off; pos < end; {
 		zero, err := allZero(r, pos, end)
@@ -236,6 +248,10 @@ func (o *options) read(r io.ReaderAt, off, size int64, allowCompressed bool) ([]
 		return nil, 0, err
 	}
 	if h.inflated != 0 {
+		if o.refuse {
+			msg := fmt.Sprintf("compressed binary (declaring %d bytes inflated) refused", h.inflated)
+			return nil, 0, &FormatError{Off: off + 32, Msg: msg, Err: ErrCompressed}
+		}
 		if !allowCompressed {
 			return nil, 0, formatErr(off+32, "nested compression", h.inflated)
 		}

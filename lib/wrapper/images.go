@@ -105,11 +105,13 @@ func inspect(i int, im Image, k Kind, anyImage bool) (span, error) {
 	if !ok || f != fmtOffloadBinary {
 		return span{0, im.Size}, nil
 	}
-	bins, _, err := offloadbin.Read(im.Data, 0, im.Size)
-	if err != nil {
+	// A compressed binary is refused from its header: inflating it (up to
+	// the default budget) only to refuse it would cost what it declares.
+	bins, _, err := offloadbin.Read(im.Data, 0, im.Size, offloadbin.RefuseCompressed())
+	if err != nil && !errors.Is(err, offloadbin.ErrCompressed) {
 		return fail(err, "%v", err)
 	}
-	if len(bins) == 0 || bins[0].Compressed {
+	if len(bins) == 0 {
 		return fail(ErrWrongImage, "OffloadBinary without an uncompressed first image")
 	}
 	b := bins[0]

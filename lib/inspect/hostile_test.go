@@ -1,0 +1,63 @@
+package inspect
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/hostile"
+)
+
+// errorsIn lists the errors in the tree under n.
+func errorsIn(n *Node) []string {
+	var out []string
+	if n.Error != "" {
+		out = append(out, n.Error)
+	}
+	for _, c := range n.Children {
+		out = append(out, errorsIn(c)...)
+	}
+	return out
+}
+
+// levels is the depth of the tree under n, n counting as one.
+func levels(n *Node) int {
+	most := 0
+	for _, c := range n.Children {
+		most = max(most, levels(c))
+	}
+	return 1 + most
+}
+
+func inspectBytes(in []byte, opt Options) *Node {
+	return Inspect(bytes.NewReader(in), int64(len(in)), "in", opt)
+}
+
+// A compressed OffloadBinary inside a CCOB is compressed data inside
+// compressed data: reported from its header, not inflated. Were it
+// inflated, its 1 GiB would exceed the 512 MiB budget instead.
+func TestCompressedOffloadBinaryInCCOBNotInflated(t *testing.T) {
+	in := hostile.CCOB(hostile.OffloadBinaryBomb(1<<30-4096, "gfx90a"), 0)
+	errs := errorsIn(inspectBytes(in, Options{MaxUncompressedSize: 512 << 20}))
+	if len(errs) != 1 || !strings.Contains(errs[0], "compressed data inside compressed data") ||
+		!strings.Contains(errs[0], "--allow-nested-compression") {
+		t.Fatalf("errors %q; want one saying the binary is nested compression, naming the flag", errs)
+	}
+	errs = errorsIn(inspectBytes(in, Options{MaxUncompressedSize: 512 << 20, AllowNestedCompression: true}))
+	if len(errs) != 1 || !strings.Contains(errs[0], "would exceed 536870912 bytes") ||
+		!strings.Contains(errs[0], "raise the limit with --max-uncompressed-size") {
+		t.Fatalf("allowed: errors %q; want the budget exceeded, with the hint", errs)
+	}
+}
+
+// A text bundle → CCOB → text bundle … chain 200 levels deep gives a tree
+// of bounded depth: inspect lists text bundle entries without looking
+// inside them, so the chain cannot take it past its depth limit.
+func TestTextChainBounded(t *testing.T) {
+	for _, nested := range []bool{false, true} {
+		n := inspectBytes(hostile.TextChain(100), Options{AllowNestedCompression: nested})
+		if got := levels(n); got > 17 {
+			t.Errorf("nested %v: a tree %d levels deep, want at most 17 (the limit of 16 and the file)", nested, got)
+		}
+	}
+}
