@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
@@ -46,12 +47,29 @@ func Embed(w io.Writer, host io.ReaderAt, size int64, bin io.ReaderAt, binSize i
 
 // Check reports whether the size bytes of bin can be embedded: one or more
 // valid OffloadBinaries, back to back, each padded to 8 bytes. It reads the
-// headers only.
+// headers, and inflates compressed binaries to check them: within one
+// default budget for all of bin, and large ones into unlinked temporary
+// files, closed before it returns, so memory does not grow with what they
+// declare.
 func Check(bin io.ReaderAt, size int64) error {
 	if size%offloadbin.Alignment != 0 {
 		return fmt.Errorf("the offload binary is %d bytes, not a multiple of %d", size, offloadbin.Alignment)
 	}
-	ims, err := offloadbin.ReadAll(bin, size)
+	var spilled []*os.File
+	defer func() {
+		for _, f := range spilled {
+			f.Close()
+		}
+	}()
+	ims, err := offloadbin.ReadAll(bin, size, offloadbin.WithBudget(budget.New(0)),
+		offloadbin.WithSpill(func() (*os.File, error) {
+			f, err := os.CreateTemp("", "offload-embed-*")
+			if err == nil {
+				os.Remove(f.Name())
+				spilled = append(spilled, f)
+			}
+			return f, err
+		}))
 	if err != nil {
 		return fmt.Errorf("not a valid offload binary: %w", err)
 	}
