@@ -1,0 +1,98 @@
+package bundler
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/hostile"
+	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/budget"
+)
+
+// hostileConfig is a job on the file holding in, with its decompression
+// budget.
+func hostileConfig(t *testing.T, fileType string, in []byte, limit uint64) *Config {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "in")
+	if err := os.WriteFile(path, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := NewConfig()
+	cfg.FileType, cfg.Inputs, cfg.TempDir, cfg.MaxUncompressedSize = fileType, []string{path}, dir, limit
+	cfg.Stdout = &bytes.Buffer{}
+	return cfg
+}
+
+// Four 1 GiB CCOB records side by side (the review's 131 KiB input, 29.5 s
+// of decoding) are refused before any is decoded when together they
+// exceed the budget; the error names the input, the budget and the flag.
+func TestConcatenatedRecordsRefusedBeforeDecoding(t *testing.T) {
+	in := bytes.Repeat(hostile.CCOB(nil, 1<<30), 4)
+	cfg := hostileConfig(t, "o", in, 3<<30)
+	err := List(cfg)
+	var ee *budget.ExceededError
+	if !errors.As(err, &ee) || ee.Want != 4<<30 || cfg.inputBudget().Used() != 0 {
+		t.Fatalf("got %v (budget used %d); want 4 GiB refused with nothing decoded", err, cfg.inputBudget().Used())
+	}
+	for _, want := range []string{cfg.Inputs[0], "would exceed 3221225472 bytes", "--max-uncompressed-size"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+// The members of an archive draw on the input's one budget: each member's
+// 256 MiB record fits a budget of its own, the second does not fit what the
+// first left.
+func TestArchiveMembersShareBudget(t *testing.T) {
+	rec := hostile.CCOB(nil, 256<<20)
+	var lib bytes.Buffer
+	err := ar.WriteArchive(&lib, []ar.WriterMember{
+		{Name: "a.o", Size: int64(len(rec)), Data: bytes.NewReader(rec)},
+		{Name: "b.o", Size: int64(len(rec)), Data: bytes.NewReader(rec)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := hostileConfig(t, "a", lib.Bytes(), 300<<20)
+	cfg.Targets = []string{"hipv4-amdgcn-amd-amdhsa--gfx906"}
+	cfg.Outputs = []string{filepath.Join(cfg.TempDir, "out.a")}
+	cfg.AllowMissingBundles = true
+	if err := Unbundle(cfg); !errors.Is(err, budget.ErrExceeded) {
+		t.Fatalf("got %v, want the second member refused by the budget", err)
+	}
+}
+
+// The bundler reads one level of compression, as LLVM does: the inner
+// records of a CCOB whose content is 16 CCOBs (the review's 265-byte
+// input), and the CCOBs inside a text bundle → CCOB → text bundle … chain
+// 200 levels deep, are never decoded, so neither nesting nor depth can
+// make it inflate more than the outer record.
+func TestNestingNotDecoded(t *testing.T) {
+	inner := bytes.Repeat(hostile.CCOB(nil, 256<<20), 16)
+	cfg := hostileConfig(t, "o", hostile.CCOBZlib(inner), 0)
+	if err := List(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if used := cfg.inputBudget().Used(); used != uint64(len(inner)) {
+		t.Errorf("listing the nested CCOB decoded %d bytes, want only the outer record's %d", used, len(inner))
+	}
+
+	chain := hostile.TextChain(100)
+	cfg = hostileConfig(t, "hipi", chain, 0)
+	hip := "hip-amdgcn-amd-amdhsa--gfx906"
+	cfg.Targets = []string{hip}
+	cfg.Outputs = []string{filepath.Join(cfg.TempDir, "out")}
+	if err := Unbundle(cfg); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(cfg.Outputs[0])
+	if used := cfg.inputBudget().Used(); used != 0 || !bytes.HasPrefix(got, []byte("CCOB")) {
+		t.Errorf("unbundling the chain decoded %d bytes and wrote %q...; want the inner CCOB written as stored", used, got[:min(len(got), 8)])
+	}
+}
