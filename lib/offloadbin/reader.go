@@ -111,7 +111,7 @@ func ReadSection(r io.ReaderAt, off, n int64, opts ...Option) ([]Image, error) {
 	// so that many bombs side by side are refused at once.
 	if !o.refuse {
 		if err := o.budget.Reserve(inflatedSizes(r, off, end)); err != nil {
-			return nil, &FormatError{Off: off, Msg: "compressed binaries: " + err.Error(), Err: err}
+			return nil, budgetErr("compressed binaries from", off, err)
 		}
 		o.prepaid = true
 	}
@@ -132,6 +132,12 @@ func ReadSection(r io.ReaderAt, off, n int64, opts ...Option) ([]Image, error) {
 		pos = off + alignUp(pos-off+size, Alignment)
 	}
 	return all, nil
+}
+
+// budgetErr says where the binaries that did not fit the budget start,
+// before the budget's message, which ends with how to raise it.
+func budgetErr(what string, off int64, err error) error {
+	return fmt.Errorf("offloadbin: %s offset %#x: %w", what, off, err)
 }
 
 // inflatedSizes adds up the declared inflated sizes of the compressed
@@ -439,7 +445,7 @@ func (o *options) readCompressed(r io.ReaderAt, off int64, h header) ([]Image, e
 	}
 	if !o.prepaid {
 		if err := o.budget.Reserve(h.inflated); err != nil {
-			return nil, &FormatError{Off: off + 32, Msg: "compressed binary: " + err.Error(), Err: err}
+			return nil, budgetErr("compressed binary at", off, err)
 		}
 	}
 	head := make([]byte, h.entriesOff)
