@@ -66,10 +66,10 @@ func TestInflateSpillsLargeBinaries(t *testing.T) {
 	if err != nil || len(ims) != 1 {
 		t.Fatalf("ReadAll: %v, %d images", err, len(ims))
 	}
-	defer files[0].Close()
 	if len(files) != 1 {
 		t.Fatalf("%d spill files made, want 1", len(files))
 	}
+	defer files[0].Close()
 	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
 		t.Errorf("spilling %d bytes allocated %d in memory", size, got)
 	}
