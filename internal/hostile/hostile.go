@@ -125,8 +125,8 @@ func OffloadBinaryBomb(imageSize int64, arch string) []byte {
 	dataOff := (tabOff + int64(len(table)) + 7) &^ 7
 	meta := make([]byte, dataOff-hdr)
 	e := meta[0:]
-	le.PutUint16(e[0:], 3)                  // ImageKind: object
-	le.PutUint16(e[2:], 3)                  // OffloadKind: HIP
+	le.PutUint16(e[0:], 1)                  // ImageKind: IMG_Object
+	le.PutUint16(e[2:], 4)                  // OffloadKind: OFK_HIP (1 << 2)
 	le.PutUint64(e[8:], uint64(hdr+entry))  // string entries
 	le.PutUint64(e[16:], 2)                 // number of strings
 	le.PutUint64(e[24:], uint64(dataOff))   // image offset

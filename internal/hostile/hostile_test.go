@@ -47,7 +47,8 @@ func TestOffloadBinaryBombParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ims) != 1 || ims[0].Size != 1<<20 || ims[0].Arch() != "gfx90a" || ims[0].Triple() != "amdgcn-amd-amdhsa" || !ims[0].Compressed {
+	if len(ims) != 1 || ims[0].Size != 1<<20 || ims[0].Arch() != "gfx90a" || ims[0].Triple() != "amdgcn-amd-amdhsa" || !ims[0].Compressed ||
+		ims[0].ImageKind != offloadbin.ImageObject || ims[0].OffloadKind != offloadbin.OffloadHIP {
 		t.Fatalf("images = %+v", ims)
 	}
 	// 1 GiB declared costs tens of KiB, as in the attack measured.
