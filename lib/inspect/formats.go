@@ -91,6 +91,10 @@ func (w *walker) textBundle(n *Node, v view, comment string, depth int) {
 
 func (w *walker) offloadBinaries(n *Node, v view, depth int) {
 	n.Format = "offload-binary"
+	// Images of compressed binaries are described, never read, so their
+	// spill files can go as soon as the binaries are parsed: disk use stays
+	// at one section's, not the input's.
+	defer w.closeTempsFrom(len(w.temps))
 	opts := []offloadbin.Option{offloadbin.WithBudget(w.budget), offloadbin.WithSpill(w.spill)}
 	if w.refuseNested() {
 		opts = append(opts, offloadbin.RefuseCompressed()) // found before inflating

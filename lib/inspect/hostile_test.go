@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/rules-offload/rules_offload/internal/hostile"
+	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
 // errorsIn lists the errors in the tree under n.
@@ -61,5 +63,28 @@ func TestTextChainBounded(t *testing.T) {
 		if got := levels(n); got > 2*17 {
 			t.Errorf("nested %v: a tree %d levels deep, want at most %d", nested, got, 2*17)
 		}
+	}
+}
+
+// A compressed OffloadBinary spilled to a temporary file is closed once
+// its section is described, not when the whole input is: two archive
+// members of 20 MiB each never hold two files.
+func TestSpillClosedAfterSection(t *testing.T) {
+	bin := hostile.OffloadBinaryBomb(offloadbin.SpillSize+4<<20, "gfx90a")
+	var lib bytes.Buffer
+	err := ar.WriteArchive(&lib, []ar.WriterMember{
+		{Name: "a.o", Size: int64(len(bin)), Data: bytes.NewReader(bin)},
+		{Name: "b.o", Size: int64(len(bin)), Data: bytes.NewReader(bin)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &walker{opt: Options{MaxDepth: 16, TempDir: t.TempDir()}}
+	n := w.node(view{r: bytes.NewReader(lib.Bytes()), size: int64(lib.Len()), space: "file"}, 0)
+	if errs := errorsIn(n); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if len(w.temps) != 0 {
+		t.Errorf("%d spill files still open after the walk", len(w.temps))
 	}
 }

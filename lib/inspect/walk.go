@@ -94,7 +94,7 @@ type walker struct {
 	ccobs     int
 	budget    *budget.Budget
 	inflating int        // compressed containers the walk is inside
-	temps     []*os.File // spilled OffloadBinaries, closed at the end
+	temps     []*os.File // spilled OffloadBinaries, closed once described
 }
 
 // spill returns an unlinked temporary file for a large compressed
@@ -109,11 +109,14 @@ func (w *walker) spill() (*os.File, error) {
 	return f, nil
 }
 
-func (w *walker) closeTemps() {
-	for _, f := range w.temps {
+func (w *walker) closeTemps() { w.closeTempsFrom(0) }
+
+// closeTempsFrom closes the temporary files made since there were n.
+func (w *walker) closeTempsFrom(n int) {
+	for _, f := range w.temps[n:] {
 		f.Close()
 	}
-	w.temps = nil
+	w.temps = w.temps[:n]
 }
 
 // errNested is reported for compressed data inside compressed data.
