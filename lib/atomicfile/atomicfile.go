@@ -147,8 +147,7 @@ func (f *File) publish() (undo, error) {
 	u := undo{dest: f.path}
 	if _, err := os.Lstat(f.path); err != nil {
 		u.created = true
-	} else if b, err := backupName(f.path); err == nil && os.Link(f.path, b) == nil {
-		track(b, f.path)
+	} else if b, err := backupName(f.path); err == nil && linkTracked(f.path, b) == nil {
 		u.backup = b
 		os.Remove(f.path)
 	}

@@ -14,10 +14,16 @@ var live = struct {
 	files map[string]string
 }{files: map[string]string{}}
 
-func track(name, restoreTo string) {
+// linkTracked links backup to dest, a file a commit is about to replace,
+// and registers the link to be put back by RemoveTemps, under one lock.
+func linkTracked(dest, backup string) error {
 	live.Lock()
-	live.files[name] = restoreTo
-	live.Unlock()
+	defer live.Unlock()
+	err := os.Link(dest, backup)
+	if err == nil {
+		live.files[backup] = dest
+	}
+	return err
 }
 
 func untrack(name string) {
@@ -26,11 +32,15 @@ func untrack(name string) {
 	live.Unlock()
 }
 
-// createTemp is os.CreateTemp for a tracked temporary file.
+// createTemp is os.CreateTemp for a tracked temporary file. The file is
+// created and registered under the lock, so that RemoveTemps, which takes
+// it too, never runs between the two and misses a file that exists.
 func createTemp(dir, pattern string) (*os.File, error) {
+	live.Lock()
+	defer live.Unlock()
 	f, err := os.CreateTemp(dir, pattern)
 	if err == nil {
-		track(f.Name(), "")
+		live.files[f.Name()] = ""
 	}
 	return f, err
 }
