@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# check_program.sh KIND PROGRAM SHIM KERNELS VARS ENTRIES
+# check_program.sh KIND PROGRAM SHIM KERNELS_FILE VARS ENTRIES
 #
 # Runs a vector-add example. Without a GPU (these machines) it must stop at
 # its first runtime call with the runtime's own "no device" error, exit 2;
 # with one it must compute the right sums, exit 0. Run again under the
-# LD_PRELOAD registration shim, it must register every kernel in KERNELS
-# (comma-separated device names, mangled as in the source), a device
-# variable for every prefix in VARS ("-": none), and fat binaries whose entries, as
+# LD_PRELOAD registration shim, it must register exactly the kernels listed in
+# KERNELS_FILE (device-side names, one a line: what clang-22 defines as
+# kernels when it compiles the program's sources: BUILD.bazel's kernel_names), each
+# against the handle the runtime returned for one of its fat binaries, a
+# device variable for every prefix in VARS ("-": none), and fat binaries whose entries, as
 # clang-offload-bundler-22 (hip) or NVIDIA's cuobjdump (cuda) list them, are
 # ENTRIES (comma-separated: bundle entry IDs, or elf:sm_XX / ptx:sm_XX).
 source "$(dirname "$0")/lib.sh"
 
-kind=$1 program=$2 shim=$3 kernels=$4 vars=$5 entries=$6
+kind=$1 program=$2 shim=$3 kernels_file=$4 vars=$5 entries=$6
 out="$TEST_TMPDIR/out"
 
 run() {
@@ -40,9 +42,17 @@ SHIM_LOG="$log" LD_PRELOAD="$(realpath "$shim")" run "$program"
 echo "--- registered:"
 cat "$log"
 
-for k in ${kernels//,/ }; do
-  grep -qx "${kind}RegisterFunction $k" "$log" || fail "kernel $k not registered"
-done
+# The handles the runtime gave the fat binaries; a kernel registered
+# against anything else (or a null handle) belongs to no fat binary.
+handles=$(sed -n "s/^${kind}RegisterFatBinary .* handle=\(0x[0-9a-f]*\)\$/\1/p" "$log" | sort -u)
+[ -n "$handles" ] || fail "no fat binary registered with a non-null handle"
+kernels=$(sort -u "$kernels_file" | paste -sd, -)
+[ -n "$kernels" ] || fail "$kernels_file names no kernel: the test would prove nothing"
+registered=$(sed -n "s/^${kind}RegisterFunction \([^ ]*\) handle=.*/\1/p" "$log" | sort | paste -sd, -)
+[ "$registered" = "$kernels" ] || fail "kernels registered: ${registered:-none}; want each of the sources' once: $kernels"
+while read -r k h; do
+  grep -qx "$h" <<<"$handles" || fail "kernel $k registered against $h, not a registered fat binary's handle ($handles)"
+done < <(sed -n "s/^${kind}RegisterFunction \([^ ]*\) handle=\(.*\)/\1 \2/p" "$log")
 [ "$vars" != - ] || vars=""
 for v in ${vars//,/ }; do
   grep -q "^${kind}RegisterVar $v" "$log" || fail "no device variable $v* registered"
@@ -63,4 +73,4 @@ done
 got=$(echo "$got" | sed '/^$/d' | sort | paste -sd, -)
 want=$(echo "${entries//,/$'\n'}" | sort | paste -sd, -)
 [ "$got" = "$want" ] || fail "fat binary entries: got $got, want $want"
-echo "PASS: $program: $rc, kernels $kernels, entries $want"
+echo "PASS: $program: $rc, kernels $kernels against fat binary handles $(paste -sd, - <<<"$handles"), entries $want"

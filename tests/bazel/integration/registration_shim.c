@@ -60,7 +60,7 @@ static size_t FatbinSize(const unsigned char* p) {
   return magic == 0xBA55ED50u ? header + Read64(p + 8) : 0;
 }
 
-static void Dump(const char* what, int32_t magic, const unsigned char* data, size_t size) {
+static void Dump(const char* what, int32_t magic, const unsigned char* data, size_t size, void** handle) {
   static int count;
   const char* base = getenv("SHIM_LOG");
   char path[4096];
@@ -70,7 +70,7 @@ static void Dump(const char* what, int32_t magic, const unsigned char* data, siz
     fwrite(data, 1, size, f);
     fclose(f);
   }
-  fprintf(Log(), "%s magic=0x%x size=%zu file=%s\n", what, (unsigned)magic, size, path);
+  fprintf(Log(), "%s magic=0x%x size=%zu file=%s handle=%p\n", what, (unsigned)magic, size, path, (void*)handle);
   fflush(Log());
 }
 
@@ -83,45 +83,47 @@ static void* Real(const char* name) {
   return f;
 }
 
-static void Named(const char* what, const char* name) {
-  fprintf(Log(), "%s %s\n", what, name);
+static void Named(const char* what, const char* name, void** handle) {
+  fprintf(Log(), "%s %s handle=%p\n", what, name, (void*)handle);
   fflush(Log());
 }
 
 void** __hipRegisterFatBinary(const struct FatbinWrapper* w) {
-  Dump("hipRegisterFatBinary", w->magic, w->data, BundleSize(w->data));
-  return ((void** (*)(const struct FatbinWrapper*))Real("__hipRegisterFatBinary"))(w);
+  void** handle = ((void** (*)(const struct FatbinWrapper*))Real("__hipRegisterFatBinary"))(w);
+  Dump("hipRegisterFatBinary", w->magic, w->data, BundleSize(w->data), handle);
+  return handle;
 }
 
 void __hipRegisterFunction(void** module, const void* host, char* device_function, const char* device_name,
                            unsigned int limit, void* tid, void* bid, void* block, void* grid, int* wsize) {
-  Named("hipRegisterFunction", device_name);
+  Named("hipRegisterFunction", device_name, module);
   ((void (*)(void**, const void*, char*, const char*, unsigned int, void*, void*, void*, void*, int*))Real(
       "__hipRegisterFunction"))(module, host, device_function, device_name, limit, tid, bid, block, grid, wsize);
 }
 
 void __hipRegisterVar(void** module, void* var, char* host_var, char* device_var, int ext, size_t size,
                       int constant, int global) {
-  Named("hipRegisterVar", device_var);
+  Named("hipRegisterVar", device_var, module);
   ((void (*)(void**, void*, char*, char*, int, size_t, int, int))Real("__hipRegisterVar"))(
       module, var, host_var, device_var, ext, size, constant, global);
 }
 
 void** __cudaRegisterFatBinary(const struct FatbinWrapper* w) {
-  Dump("cudaRegisterFatBinary", w->magic, w->data, FatbinSize(w->data));
-  return ((void** (*)(const struct FatbinWrapper*))Real("__cudaRegisterFatBinary"))(w);
+  void** handle = ((void** (*)(const struct FatbinWrapper*))Real("__cudaRegisterFatBinary"))(w);
+  Dump("cudaRegisterFatBinary", w->magic, w->data, FatbinSize(w->data), handle);
+  return handle;
 }
 
 void __cudaRegisterFunction(void** handle, const char* host, char* device_function, const char* device_name,
                             int limit, void* tid, void* bid, void* block, void* grid, int* wsize) {
-  Named("cudaRegisterFunction", device_name);
+  Named("cudaRegisterFunction", device_name, handle);
   ((void (*)(void**, const char*, char*, const char*, int, void*, void*, void*, void*, int*))Real(
       "__cudaRegisterFunction"))(handle, host, device_function, device_name, limit, tid, bid, block, grid, wsize);
 }
 
 void __cudaRegisterVar(void** handle, char* host_var, char* device_address, const char* device_name, int ext,
                        size_t size, int constant, int global) {
-  Named("cudaRegisterVar", device_name);
+  Named("cudaRegisterVar", device_name, handle);
   ((void (*)(void**, char*, char*, const char*, int, size_t, int, int))Real("__cudaRegisterVar"))(
       handle, host_var, device_address, device_name, ext, size, constant, global);
 }
