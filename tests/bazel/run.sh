@@ -17,8 +17,9 @@
 #      Bazel test counts);
 #   4. aquery: every Offload* action supports path mapping and passes no
 #      absolute path;
-#   5. incremental: adding a target runs that target's compile and the
-#      bundle, and nothing else;
+#   5. incremental (execution log): adding a target runs that target's
+#      compiles and what follows them, editing a source its compiles (one
+#      per target) and what follows them, a no-op rebuild nothing;
 #   6. hermetic toolchains (hermetic.sh): the compiler's and the SDKs' files
 #      are inputs, one changed byte of an SDK re-runs its compiles, clang-16
 #      and clang-22 give different keys, a fresh workspace that follows the
@@ -147,29 +148,110 @@ fi
 
 main_bin=$(bz info "${bazel_flags[@]}" bazel-bin 2>/dev/null)/external/rules_offload_examples
 
-# 5. Adding a target runs only that target's compiles and what follows them:
-# for the bundle its compile and the bundle; for the two-source library per
-# source its compile, the fat binary and the host compile.
+# 5. Incremental builds, read from Bazel's execution log (every process it
+# ran, whatever its mnemonic), over a scratch copy of tests/bazel/incremental
+# that stands in for @offload_incremental (the copy is edited, never the
+# checkout). Each rebuild must run exactly the listed actions:
+#   adding gfx908: its compile per source and rule, the fat binaries and
+#     the library's host compiles (which list every target);
+#   nothing changed: nothing;
+#   a kernel added to offset.hip (the library's alone): its three compiles,
+#     its fat binary and its host compile;
+#   a kernel added to scale.hip (both rules'): its compiles in each rule,
+#     both fat binaries that hold it and its host compile.
+inc_src="$scratch/incremental"
+cp -r "$here/incremental" "$inc_src" && chmod -R u+w "$inc_src"
 flag=--@rules_offload//rules:targets
 inc=(//integration:incremental //integration:incremental_library)
-if bz build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+" "${inc[@]}" >"$scratch/inc1.log" 2>&1 &&
-  bz build "${bazel_flags[@]}" "$flag=gfx906,gfx90a:xnack+,gfx908" \
-    --execution_log_json_file="$scratch/inc2.json" "${inc[@]}" >"$scratch/inc2.log" 2>&1; then
-  ran=$(grep -oE '"mnemonic": "Offload[A-Za-z]*"' "$scratch/inc2.json" | sed 's/"mnemonic": "//; s/"//' | sort | uniq -c |
-    awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')
-  # (Bazel's JSON writes '=' as \u003d.) Compiles name one target each.
+inc_bz() { # LOG_NAME TARGETS [flags]: builds inc into $scratch/LOG_NAME.{log,json}
+  local name=$1 targets=$2
+  shift 2
+  bz build "${bazel_flags[@]}" --override_repository=offload_incremental="$inc_src" "$flag=$targets" \
+    --execution_log_json_file="$scratch/$name.json" "$@" "${inc[@]}" >"$scratch/$name.log" 2>&1
+}
+# What a build ran: "Mnemonic outputs" per process, the outputs relative to
+# integration's bin directory, sorted, one a line. (Bazel 4.2's JSON log
+# puts each spawn's top-level fields on lines of their own, indented two
+# spaces, listedOutputs before mnemonic.)
+ran() {
+  awk '/^  "listedOutputs": /{o=$0; sub(/^  "listedOutputs": \[/, "", o); sub(/\],?$/, "", o); gsub(/"/, "", o); gsub(/, /, " ", o)}
+    /^  "mnemonic": /{m=$2; gsub(/[",]/, "", m); print m, o}' "$1" |
+    sed 's#bazel-out/[^/ ]*/bin/integration/\(_offload/\)\{0,1\}##g' | sort
+}
+inc_check() { # NAME WHAT WANT: compares what build NAME ran with WANT
+  local got
+  # Bazel writes the log, empty when nothing ran; no log proves nothing.
+  [ -f "$scratch/$1.json" ] || {
+    bad "incremental: $2: no execution log"
+    return
+  }
+  got=$(ran "$scratch/$1.json")
+  if [ "$got" = "$3" ]; then
+    ok "incremental: $2 ran exactly $(grep -c . <<<"$got") processes: $(paste -sd, - <<<"${got:-nothing}")"
+  else
+    bad "incremental: $2 ran:"$'\n'"${got:-nothing}"$'\n'"want:"$'\n'"${3:-nothing}"
+  fi
+}
+three=gfx906,gfx90a:xnack+,gfx908
+if inc_bz inc1 gfx906,gfx90a:xnack+ && inc_bz inc2 "$three"; then
+  inc_check inc2 "adding gfx908" "$(
+    cat <<'EOF2'
+OffloadBundle incremental.hipfb
+OffloadBundle incremental_library/offset.hipfb
+OffloadBundle incremental_library/scale.hipfb
+OffloadCompile incremental/gfx908/scale.o
+OffloadCompile incremental_library/gfx908/offset.o
+OffloadCompile incremental_library/gfx908/scale.o
+OffloadHostCompile incremental_library/offset.o
+OffloadHostCompile incremental_library/scale.o
+EOF2
+  )"
+  # (Bazel's JSON writes '=' as \u003d.) The host compiles list every
+  # target, the compiles gfx908 alone.
   archs=$(grep -oE '"--offload-arch(=|\\u003d)[^"]*"' "$scratch/inc2.json" | sed 's/\\u003d/=/' | sort | uniq -c |
     awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')
-  want_ran="OffloadBundle x3, OffloadCompile x3, OffloadHostCompile x2"
-  # The host compiles list every target; the compiles gfx908 alone.
   want_archs='"--offload-arch=gfx906" x2, "--offload-arch=gfx908" x5, "--offload-arch=gfx90a:xnack+" x2'
-  if [ "$ran" = "$want_ran" ] && [ "$archs" = "$want_archs" ]; then
-    ok "incremental: adding gfx908 ran only its compiles, the fat binaries and the host compiles ($ran)"
-  else
-    bad "incremental: adding gfx908 ran $ran (want $want_ran) with $archs (want $want_archs)"
-  fi
+  [ "$archs" = "$want_archs" ] || bad "incremental: adding gfx908 passed $archs (want $want_archs)"
 else
   bad "incremental: build failed: $(tail -3 "$scratch/inc2.log" "$scratch/inc1.log")"
+fi
+if inc_bz inc3 "$three"; then
+  inc_check inc3 "a rebuild with nothing changed" ""
+else
+  bad "incremental: no-op rebuild failed: $(tail -3 "$scratch/inc3.log")"
+fi
+# A new kernel changes the device code, so what follows the compiles reruns.
+echo '__global__ void EditedOffset(int *p) { *p = 1; }' >>"$inc_src/offset.hip"
+if inc_bz inc4 "$three"; then
+  inc_check inc4 "editing offset.hip" "$(
+    cat <<'EOF2'
+OffloadBundle incremental_library/offset.hipfb
+OffloadCompile incremental_library/gfx906/offset.o
+OffloadCompile incremental_library/gfx908/offset.o
+OffloadCompile incremental_library/gfx90a_xnack+/offset.o
+OffloadHostCompile incremental_library/offset.o
+EOF2
+  )"
+else
+  bad "incremental: rebuild after editing offset.hip failed: $(tail -3 "$scratch/inc4.log")"
+fi
+echo 'extern "C" __global__ void edited_scale(int *p) { *p = 2; }' >>"$inc_src/scale.hip"
+if inc_bz inc5 "$three"; then
+  inc_check inc5 "editing scale.hip" "$(
+    cat <<'EOF2'
+OffloadBundle incremental.hipfb
+OffloadBundle incremental_library/scale.hipfb
+OffloadCompile incremental/gfx906/scale.o
+OffloadCompile incremental/gfx908/scale.o
+OffloadCompile incremental/gfx90a_xnack+/scale.o
+OffloadCompile incremental_library/gfx906/scale.o
+OffloadCompile incremental_library/gfx908/scale.o
+OffloadCompile incremental_library/gfx90a_xnack+/scale.o
+OffloadHostCompile incremental_library/scale.o
+EOF2
+  )"
+else
+  bad "incremental: rebuild after editing scale.hip failed: $(tail -3 "$scratch/inc5.log")"
 fi
 
 # 5b. -c opt: device code equals clang's single-command -O2 build.

@@ -1,0 +1,7 @@
+#include <hip/hip_runtime.h>
+
+// x[i] *= a, one thread per element.
+extern "C" __global__ void scale(float *x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
