@@ -4,17 +4,24 @@
     offload.rocm(path = "/opt/rocm-6.2.0")          # optional: defaults find the machine's
     offload.llvm(urls = ["https://..."], sha256 = "...", strip_prefix = "...")
     offload.llvm(name = "offload_llvm16", version = "16")   # a second LLVM
+    offload.cuda(
+        redist_json = "https://developer.download.nvidia.com/compute/cuda/redist/redistrib_11.8.0.json",
+        redist_json_sha256 = "...",
+    )
     use_repo(offload, "offload_llvm16")
 
 rules_offload registers its clang toolchain over @offload_llvm, @offload_rocm
 and @offload_cuda. Without tags they are found on the machine as in WORKSPACE
 mode; the root module's tags win over other modules'. Each tag takes the
 attributes of the repository rule of the same SDK (path, urls, sha256,
-strip_prefix, type; llvm also version).
+strip_prefix, type; llvm also version; cuda also NVIDIA's redistributable
+components: redist_json, redist_json_sha256, redist_components, ... or
+components).
 """
 
 load("//rules/sdk:cuda.bzl", "offload_cuda_repository")
 load("//rules/sdk:llvm.bzl", "offload_llvm_repository")
+load("//rules/sdk:redist.bzl", "REDIST_ATTRS")
 load("//rules/sdk:rocm.bzl", "offload_rocm_repository")
 
 _ARCHIVE = {
@@ -34,7 +41,7 @@ def _tag(default_name, extra = {}):
 _SDKS = {
     "llvm": struct(rule = offload_llvm_repository, default = "offload_llvm", extra = ["version"]),
     "rocm": struct(rule = offload_rocm_repository, default = "offload_rocm", extra = []),
-    "cuda": struct(rule = offload_cuda_repository, default = "offload_cuda", extra = []),
+    "cuda": struct(rule = offload_cuda_repository, default = "offload_cuda", extra = sorted(REDIST_ATTRS)),
 }
 
 def _kwargs(tag, extra):
@@ -63,6 +70,6 @@ offload = module_extension(
     tag_classes = {
         "llvm": _tag("offload_llvm", {"version": attr.string(default = "22")}),
         "rocm": _tag("offload_rocm"),
-        "cuda": _tag("offload_cuda"),
+        "cuda": _tag("offload_cuda", REDIST_ATTRS),
     },
 )

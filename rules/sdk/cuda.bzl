@@ -1,6 +1,7 @@
 """offload_cuda_repository: CUDA headers, libdevice, ptxas, fatbinary, nvlink and cudart."""
 
 load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "first_existing", "link", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "words", "write_not_found", "write_repository")
+load(":redist.bzl", "REDIST_ATTRS", "fetch_redist", "wants_redist")
 
 _CANDIDATES = ["/usr/local/cuda", "/usr/lib/cuda"]
 _TOOLS = ["ptxas", "fatbinary", "nvlink"]
@@ -69,7 +70,12 @@ def _version(rctx):
     return "%d.%d" % (int(v) // 1000, (int(v) % 1000) // 10)
 
 def _offload_cuda_repository_impl(rctx):
-    root, where = sdk_root(rctx, "CUDA", "CUDA_PATH", _CANDIDATES, _is_cuda)
+    if wants_redist(rctx):
+        root, where = fetch_redist(rctx)
+        if not _is_cuda(rctx, root):
+            fail("CUDA repository %s: %s hold no include/cuda.h (is cuda_cudart among them?)" % (rctx.name, where))
+    else:
+        root, where = sdk_root(rctx, "CUDA", "CUDA_PATH", _CANDIDATES, _is_cuda)
     if not root:
         write_not_found(rctx, "cuda", "no include/cuda.h; " + where +
                                       " (Debian: add contrib non-free to apt's sources, apt-get install nvidia-cuda-toolkit)")
@@ -128,6 +134,7 @@ _ATTRS = {
     ),
 }
 _ATTRS.update(ARCHIVE_ATTRS)
+_ATTRS.update(REDIST_ATTRS)
 
 offload_cuda_repository = repository_rule(
     implementation = _offload_cuda_repository_impl,
@@ -137,8 +144,9 @@ Lays out what clang's --cuda-path expects: include (for Debian's layout, the
 headers of nvidia-cuda-dev linked one by one out of /usr/include),
 nvvm/libdevice, bin/ptxas, bin/fatbinary, bin/nvlink, lib64/libcudart*.
 Records the CUDA version (cuda.h) and the sm_XX/compute_XX its ptxas
-supports. From an archive, the archive must hold one toolkit tree (NVIDIA's
-redistributable components extracted into one directory). Without a CUDA the
+supports. From archives: either one archive holding a toolkit tree (urls), or
+NVIDIA's redistributable components (redist_json, or components), extracted
+into one tree; see redist.bzl. Without a CUDA the
 repository still exists and says why, so that only CUDA targets fail.""",
     attrs = _ATTRS,
     environ = ["CUDA_PATH", "PATH"],

@@ -24,6 +24,8 @@
 #      are inputs, one changed byte of an SDK re-runs its compiles, clang-16
 #      and clang-22 give different keys, a fresh workspace that follows the
 #      README builds the examples, ROCm from a sha256-checked archive;
+#      LLVM and CUDA from archives only (sdk_archives.sh: a tarball of
+#      LLVM, NVIDIA's per-component form for CUDA) give the same outputs;
 #   7. determinism: the examples built in a fresh output base (uploading to
 #      an nginx WebDAV cache) are byte-identical to the first build's;
 #   8. remote cache: a third, fresh output base takes every action from the
@@ -260,6 +262,7 @@ source "$here/opt.sh"
 # 6. Hermetic toolchains: SDK files as inputs, SDK bytes in the keys,
 # compilers in the keys, the README's WORKSPACE, archives with sha256.
 source "$here/hermetic.sh"
+source "$here/sdk_archives.sh"
 
 # 7 and 8: nginx as a Bazel HTTP cache (WebDAV PUT) on 127.0.0.1.
 mkdir -p "$scratch/nginx/logs" "$scratch/nginx/tmp" "$scratch/cache"

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	starlarkjson "go.starlark.net/lib/json"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 )
@@ -43,6 +44,7 @@ func extensionLoader(calls *[]repoCall) *loader {
 	attr := starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
 		"string": none("string"), "string_list": none("string_list"), "bool": none("bool"),
 		"int": none("int"), "label": none("label"), "label_list": none("label_list"),
+		"string_dict": none("string_dict"),
 	})
 	kwarg := func(kwargs []starlark.Tuple, name string) starlark.Value {
 		for _, kv := range kwargs {
@@ -68,6 +70,9 @@ func extensionLoader(calls *[]repoCall) *loader {
 				if l, ok := v.(*starlark.List); ok && l.Len() == 0 {
 					continue
 				}
+				if d, ok := v.(*starlark.Dict); ok && d.Len() == 0 {
+					continue
+				}
 				c.kwargs[string(kv[0].(starlark.String))] = v.String()
 			}
 			*calls = append(*calls, c)
@@ -86,17 +91,23 @@ func extensionLoader(calls *[]repoCall) *loader {
 			"module_extension": moduleExtension,
 			"tag_class":        none("tag_class"),
 			"Label":            none("Label"),
+			"json":             starlarkjson.Module,
 		},
 	}
 }
 
 // tag is one offload.<sdk>(...) tag with every attribute set, as Bazel
-// hands them to the implementation.
+// hands them to the implementation: the given ones, the others at their
+// defaults (those of rules/sdk/redist.bzl for NVIDIA's components).
 func tag(name string, kv ...string) starlark.Value {
 	d := starlark.StringDict{
 		"name": starlark.String(name), "path": starlark.String(""), "urls": starlark.NewList(nil),
 		"sha256": starlark.String(""), "strip_prefix": starlark.String(""), "type": starlark.String(""),
-		"version": starlark.String("22"),
+		"version":     starlark.String("22"),
+		"redist_json": starlark.String(""), "redist_json_sha256": starlark.String(""),
+		"redist_base_url": starlark.String(""), "redist_platform": starlark.String("linux-x86_64"),
+		"redist_components": starlark.NewList([]starlark.Value{starlark.String("cuda_cudart")}),
+		"components":        starlark.NewDict(0),
 	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		d[kv[i]] = starlark.String(kv[i+1])
@@ -160,12 +171,26 @@ func TestExtensionRootTagsWin(t *testing.T) {
 	})
 	got := runExtension(t, root, dep)
 	want := []string{
-		"offload_cuda name=offload_cuda path=/usr/local/cuda-12.4",
+		"offload_cuda name=offload_cuda path=/usr/local/cuda-12.4 redist_components=[\"cuda_cudart\"] redist_platform=linux-x86_64",
 		"offload_llvm name=offload_llvm path=/opt/llvm-22 version=22",
 		"offload_llvm name=offload_llvm16 version=16",
 		"offload_rocm name=offload_rocm sha256=ab12 strip_prefix=rocm-6.2",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("repositories:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// NVIDIA's redistributable components reach the CUDA repository rule.
+func TestExtensionCudaRedist(t *testing.T) {
+	root := module(map[string][]starlark.Value{
+		"cuda": {tag("offload_cuda", "redist_json", "https://example.com/redist/redistrib_11.8.0.json",
+			"redist_json_sha256", "cd34")},
+	})
+	got := runExtension(t, root)
+	want := "offload_cuda name=offload_cuda redist_components=[\"cuda_cudart\"] " +
+		"redist_json=https://example.com/redist/redistrib_11.8.0.json redist_json_sha256=cd34 redist_platform=linux-x86_64"
+	if got[0] != want {
+		t.Errorf("CUDA repository:\n%s\nwant:\n%s", got[0], want)
 	}
 }

@@ -1,0 +1,123 @@
+# SDKs from archives only (sourced by run.sh after hermetic.sh; uses its
+# user workspace, user_bz, archive_ws, ok, bad, bazel_flags and scratch):
+#   H6 a fresh output base whose LLVM and CUDA both come from archives with
+#      sha256: LLVM 22 from a tarball of this machine's clang, lld, LLVM's
+#      shared libraries and the resource directory; CUDA from NVIDIA's
+#      redistributable form (a redistrib_<version>.json manifest over one
+#      archive per component, laid out as NVIDIA lays them out). The HIP and
+#      CUDA examples built from them equal, file for file, the ones built
+#      from the machine's SDKs (H4);
+#   H7 a component the manifest does not list fails with the ones it has.
+
+# The machine's outputs (H4's output base; cached, nothing runs).
+sed -i '/^# archive:begin/,/^# archive:end/d' "$user/WORKSPACE"
+example_targets=(//hip/... //cuda/...)
+digest_outputs() { # BAZEL_BIN: sha256 and path of each device image, object, archive and program
+  (cd "$1" && find hip cuda -type f ! -name '*.runfiles_manifest' ! -name 'MANIFEST' ! -name '*.params' \
+    ! -path '*.runfiles/*' ! -name '*.sh' -print0 | sort -z | xargs -0 sha256sum)
+}
+if user_bz build "${bazel_flags[@]}" "${example_targets[@]}" >"$scratch/h6_local.log" 2>&1; then
+  digest_outputs "$(user_bz info "${bazel_flags[@]}" bazel-bin 2>/dev/null)" >"$scratch/h6_local.sums"
+else
+  bad "H6: the examples with the machine's SDKs: $(grep -m3 -E 'ERROR|error' "$scratch/h6_local.log")"
+fi
+user_bz shutdown >/dev/null 2>&1
+
+# LLVM 22 as a relocatable tree: clang finds its libraries through
+# RUNPATH $ORIGIN/../lib and runs lld from its own directory.
+llvm_tree="$scratch/llvm_tree/llvm-22"
+mkdir -p "$llvm_tree/bin" "$llvm_tree/lib/clang"
+llvm_bin=$(dirname "$(readlink -f "$(command -v clang-22)")")
+for t in clang lld clang-linker-wrapper clang-nvlink-wrapper llvm-link; do
+  cp -L "$llvm_bin/$t" "$llvm_tree/bin/"
+done
+ln -s lld "$llvm_tree/bin/ld.lld"
+for lib in $(ldd "$llvm_bin/clang" "$llvm_bin/lld" | awk '$1 ~ /^lib(LLVM|clang)/ {print $3}' | sort -u); do
+  cp -L "$lib" "$llvm_tree/lib/"
+done
+cp -rL "$llvm_bin/../lib/clang/22" "$llvm_tree/lib/clang/"
+tar -C "$scratch/llvm_tree" -cf "$scratch/llvm-22.tar" llvm-22
+llvm_sum=$(sha256sum "$scratch/llvm-22.tar" | cut -d' ' -f1)
+
+# CUDA as NVIDIA's components: cuda_nvcc (ptxas, fatbinary, nvlink,
+# libdevice, crt/), libcurand (curand*.h) and cuda_cudart (the other
+# headers, the runtime libraries in lib/), each one directory named like
+# its archive, listed with sha256 in a manifest.
+redist="$scratch/redist"
+component() { # NAME VERSION: the directory of that component's archive
+  echo "$redist/stage/$1-linux-x86_64-$2-archive"
+}
+nvcc=$(component cuda_nvcc 11.8.89) curand=$(component libcurand 10.3.0.86) cudart=$(component cuda_cudart 11.8.89)
+mkdir -p "$nvcc/bin" "$nvcc/nvvm/libdevice" "$nvcc/include" "$curand/include" "$cudart/include" "$cudart/lib"
+for t in ptxas fatbinary nvlink; do cp -L "$(command -v $t)" "$nvcc/bin/"; done
+cp -L /usr/lib/cuda/nvvm/libdevice/*.bc "$nvcc/nvvm/libdevice/"
+dpkg-query -L nvidia-cuda-dev | grep '^/usr/include/' | while read -r h; do
+  [ -f "$h" ] || continue
+  rel=${h#/usr/include/}
+  case $rel in
+  crt/*) dest=$nvcc ;;
+  curand*) dest=$curand ;;
+  *) dest=$cudart ;;
+  esac
+  mkdir -p "$dest/include/$(dirname "$rel")" && cp -L "$h" "$dest/include/$rel"
+done
+cp -L /usr/lib/x86_64-linux-gnu/libcudart_static.a /usr/lib/x86_64-linux-gnu/libcudart.so.11.8.89 "$cudart/lib/"
+ln -s libcudart.so.11.8.89 "$cudart/lib/libcudart.so.11.0"
+ln -s libcudart.so.11.0 "$cudart/lib/libcudart.so"
+manifest="{\"release_label\": \"11.8.0\""
+for dir in "$nvcc" "$curand" "$cudart"; do
+  base=$(basename "$dir") name=${base%%-linux-x86_64-*}
+  mkdir -p "$redist/$name/linux-x86_64"
+  tar -C "$redist/stage" -cJf "$redist/$name/linux-x86_64/$base.tar.xz" "$base"
+  sum=$(sha256sum "$redist/$name/linux-x86_64/$base.tar.xz" | cut -d' ' -f1)
+  manifest+=", \"$name\": {\"name\": \"$name\", \"linux-x86_64\": {\"relative_path\": \"$name/linux-x86_64/$base.tar.xz\", \"sha256\": \"$sum\"}}"
+done
+echo "$manifest}" >"$redist/redistrib_11.8.0.json"
+manifest_sum=$(sha256sum "$redist/redistrib_11.8.0.json" | cut -d' ' -f1)
+
+sdk_archives_ws() { # COMPONENTS...: LLVM and CUDA from the archives above
+  sed -i '/^# archive:begin/,/^# archive:end/d' "$user/WORKSPACE"
+  local list
+  list=$(printf '"%s", ' "$@")
+  awk -v llvm="file://$scratch/llvm-22.tar" -v llvm_sum="$llvm_sum" -v json="file://$redist/redistrib_11.8.0.json" \
+    -v json_sum="$manifest_sum" -v list="$list" '
+    /^rules_offload_toolchains/ && !done {
+      print "# archive:begin"
+      print "load(\"@rules_offload//rules:repositories.bzl\", \"offload_cuda_repository\")"
+      print "offload_llvm_repository(name = \"offload_llvm\", urls = [\"" llvm "\"], sha256 = \"" llvm_sum "\", strip_prefix = \"llvm-22\")"
+      print "offload_cuda_repository(name = \"offload_cuda\", redist_json = \"" json "\", redist_json_sha256 = \"" json_sum "\", redist_components = [" list "])"
+      print "# archive:end"
+      done = 1
+    }
+    {print}' "$user/WORKSPACE" >"$user/WORKSPACE.new" && mv "$user/WORKSPACE.new" "$user/WORKSPACE"
+}
+archive_bz() { (cd "$user" && bazel --output_base="$scratch/ob_archives" "$@"); }
+sdk_archives_ws cuda_cudart cuda_nvcc libcurand
+if archive_bz build "${bazel_flags[@]}" "${example_targets[@]}" >"$scratch/h6.log" 2>&1; then
+  ext="$scratch/ob_archives/external"
+  clang_from=$(readlink "$ext/offload_llvm/bin/clang") ptxas_from=$(readlink "$ext/offload_cuda/bin/ptxas")
+  libllvm_from=$(readlink "$ext/offload_llvm/lib/libLLVM.so.22.1")
+  digest_outputs "$(archive_bz info "${bazel_flags[@]}" bazel-bin 2>/dev/null)" >"$scratch/h6_archives.sums"
+  n=$(wc -l <"$scratch/h6_local.sums")
+  if [[ $clang_from == "$ext/offload_llvm/_archive/"* && $libllvm_from == "$ext/offload_llvm/_archive/"* &&
+    $ptxas_from == "$ext/offload_cuda/_redist/tree/"* ]] && [ "$n" -gt 20 ] &&
+    cmp -s "$scratch/h6_local.sums" "$scratch/h6_archives.sums"; then
+    ok "LLVM 22 from a tarball and CUDA from NVIDIA-style component archives (manifest, sha256): all $n HIP and CUDA example outputs equal the machine's SDKs' builds"
+  else
+    bad "SDK archives: clang from '$clang_from', libLLVM from '$libllvm_from', ptxas from '$ptxas_from'; outputs: $(diff "$scratch/h6_local.sums" "$scratch/h6_archives.sums" | head -4 | tr '\n' ' ')"
+  fi
+else
+  bad "build with LLVM and CUDA from archives: $(grep -m5 -E 'ERROR|error' "$scratch/h6.log")"
+fi
+
+# H7
+sdk_archives_ws cuda_cudart cuda_nvcc cuda_nvrtc
+if archive_bz build "${bazel_flags[@]}" //cuda:saxpy_cubin >"$scratch/h7.log" 2>&1; then
+  bad "a CUDA component missing from the manifest was accepted"
+elif grep -q "lists no component cuda_nvrtc; it has cuda_cudart, cuda_nvcc, libcurand" "$scratch/h7.log"; then
+  ok "a component the manifest lacks fails with the components it has"
+else
+  bad "missing component failed for another reason: $(grep -m3 ERROR "$scratch/h7.log")"
+fi
+sed -i '/^# archive:begin/,/^# archive:end/d' "$user/WORKSPACE"
+archive_bz shutdown >/dev/null 2>&1
