@@ -37,6 +37,12 @@ from source with rules_go; a prebuilt binary needs no Go toolchain.""",
 def _rocm_flags(rocm):
     """HIP flags for a ROCm installation: paths from its label, ABI from its device libraries."""
     flags = [
+        # clang searches --rocm-path's include directory after the system's
+        # (/usr/include): where the machine also has HIP there (Debian's
+        # libamdhip64-dev), clang would read those headers, not the declared
+        # ones. -isystem puts the declared ones first.
+        "-isystem",
+        rocm.root + "/include",
         "--rocm-path=" + rocm.root,
         "--hip-path=" + rocm.root,
         "--rocm-device-lib-path=" + rocm.root + "/amdgcn/bitcode",
@@ -50,6 +56,10 @@ def _rocm_flags(rocm):
 def _cuda_flags(cuda):
     """CUDA flags for a CUDA installation (--ptxas-path goes to cubin compiles only)."""
     return [
+        # As for ROCm: clang searches --cuda-path's include directory after
+        # /usr/include, where Debian's nvidia-cuda-dev puts CUDA's headers.
+        "-isystem",
+        cuda.root + "/include",
         "--cuda-path=" + cuda.root,
         # clang warns about every CUDA release newer or older than it knows.
         "-Wno-unknown-cuda-version",

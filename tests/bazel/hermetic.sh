@@ -50,15 +50,22 @@ if sdk_bz build "${sdk_flags[@]}" //integration:incremental >"$scratch/sdk1.log"
   sed -i '1s/A/a/' "$copy/include/hip/hip_version.h"
   sdk_bz build "${sdk_flags[@]}" --execution_log_json_file="$scratch/sdk2.json" //integration:incremental >"$scratch/sdk2.log" 2>&1
   st2=$?
+  # clang must read the declared copy, not /usr/include/hip (Debian's).
+  cp "$copy/include/hip/hip_version.h" "$scratch/hip_version.h.orig"
+  echo '#error "rules_offload: read from the declared ROCm"' >>"$copy/include/hip/hip_version.h"
+  sdk_bz build "${sdk_flags[@]}" //integration:incremental >"$scratch/sdk_err.log" 2>&1
+  st_err=$?
+  cp "$scratch/hip_version.h.orig" "$copy/include/hip/hip_version.h"
   printf '\x00' | dd of="$copy/amdgcn/bitcode/ocml.bc" bs=1 seek=100 conv=notrunc 2>/dev/null
   sdk_bz build "${sdk_flags[@]}" --keep_going --execution_log_json_file="$scratch/sdk3.json" //integration:incremental >"$scratch/sdk3.log" 2>&1
   st3=$?
   n2=$(compiles "$scratch/sdk2.json") n3=$(compiles "$scratch/sdk3.json")
   if [ $st2 -eq 0 ] && [ "$n2" -eq 2 ] && [ $st3 -ne 0 ] && [ "$n3" -ge 1 ] &&
-    grep -q "external/offload_rocm/amdgcn/bitcode/ocml.bc" "$scratch/sdk3.log"; then
-    ok "SDK bytes in the action keys: one byte of a ROCm header re-ran both compiles; a corrupted ocml.bc re-ran them and clang rejected it"
+    grep -q "external/offload_rocm/amdgcn/bitcode/ocml.bc" "$scratch/sdk3.log" &&
+    [ $st_err -ne 0 ] && grep -q "read from the declared ROCm" "$scratch/sdk_err.log"; then
+    ok "SDK bytes in the action keys: one byte of a ROCm header re-ran both compiles; an #error added to it stopped them (clang reads the declared headers, not /usr/include's); a corrupted ocml.bc re-ran them and clang rejected it"
   else
-    bad "SDK change: header edit ran $n2 compiles (exit $st2), ocml.bc corruption ran $n3 (exit $st3): $(grep -m2 -E 'ERROR|error' "$scratch/sdk3.log")"
+    bad "SDK change: header edit ran $n2 compiles (exit $st2), #error in the header: exit $st_err, ocml.bc corruption ran $n3 (exit $st3): $(grep -m2 -E 'ERROR|error' "$scratch/sdk_err.log" "$scratch/sdk3.log")"
   fi
 else
   bad "build over a copy of ROCm failed: $(grep -m3 ERROR "$scratch/sdk1.log")"

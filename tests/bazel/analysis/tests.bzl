@@ -97,6 +97,8 @@ def _hip_compile_args_test(ctx):
             "-no-canonical-prefixes",
             "--rocm-path=external/offload_rocm",
             "--hip-path=external/offload_rocm",
+            # The declared HIP headers before /usr/include's (Debian's).
+            "external/offload_rocm/include",
             "--rocm-device-lib-path=external/offload_rocm/amdgcn/bitcode",
             # ROCm 5.2's device libraries stop at code object version 5.
             "-mcode-object-version=5",
@@ -305,7 +307,7 @@ def _cuda_package_test(ctx):
     _count(env, "OffloadPackage", 1)
     a = _compile_for(env, "sm_70")
     if a:
-        for arg in ["-x", "cuda", "-S", "--offload-device-only", "--cuda-path=external/offload_cuda", "-Wno-unknown-cuda-version"]:
+        for arg in ["-x", "cuda", "-S", "--offload-device-only", "--cuda-path=external/offload_cuda", "-Wno-unknown-cuda-version", "external/offload_cuda/include"]:
             _has(env, a.argv, arg, "PTX compile")
         _lacks(env, a.argv, "-c", "PTX needs no ptxas")
         _lacks(env, a.argv, "--ptxas-path=external/offload_cuda/bin/ptxas", "PTX needs no ptxas")
