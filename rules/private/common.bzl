@@ -16,6 +16,7 @@ MNEMONICS = struct(
     unbundle_archive = "OffloadUnbundleArchive",
     wrap = "OffloadWrap",
     host_compile = "OffloadHostCompile",
+    openmp_compile = "OffloadOpenMPCompile",
     fatbinary = "OffloadFatbinary",
 )
 

@@ -103,7 +103,7 @@ def add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes
     args.add_all(copts)
     return depset([src] + list(hdrs), transitive = transitive), mapping
 
-def emit_device_compile(
+def device_compile_command(
         ctx,
         clang,
         src,
@@ -117,7 +117,7 @@ def emit_device_compile(
         compilation_context = None,
         hdrs = [],
         cuid = ""):
-    """Compiles one source for one offload target.
+    """The command that compiles one source for one offload target.
 
     Args:
       ctx: the rule context (for actions and label).
@@ -136,7 +136,7 @@ def emit_device_compile(
         and source when empty, so it is the same on every machine.
 
     Returns:
-      The output File.
+      struct(args, inputs, outputs, mapping, what) for run_command.
     """
     args = ctx.actions.args()
     args.add_all(target_flags(target, kind))
@@ -151,17 +151,28 @@ def emit_device_compile(
     inputs, mapping = add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes, compilation_context, hdrs)
     args.add("-o", out)
     args.add(src)
+    return struct(args = args, inputs = inputs, outputs = [out], mapping = mapping, what = "%s for %s" % (src.short_path, target.name))
 
+def run_command(ctx, clang, command, mnemonic, progress):
+    """Runs one clang command (from device_compile_command or host_compile_command) as an action."""
     ctx.actions.run(
         executable = clang.executable or clang.path,
-        arguments = [args],
-        inputs = inputs,
-        outputs = [out],
-        mnemonic = MNEMONICS.compile,
-        progress_message = "Compiling %s for %s (%s)" % (src.short_path, target.name, ctx.label),
-        execution_requirements = mapping,
+        arguments = [command.args],
+        inputs = command.inputs,
+        outputs = command.outputs,
+        mnemonic = mnemonic,
+        progress_message = "%s %s (%s)" % (progress, command.what, ctx.label),
+        execution_requirements = command.mapping,
         **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
     )
+
+def emit_device_compile(ctx, clang, src, target, out, kind, emit_flags, **kwargs):
+    """Compiles one source for one offload target: device_compile_command as an action.
+
+    Returns:
+      The output File.
+    """
+    run_command(ctx, clang, device_compile_command(ctx, clang, src, target, out, kind, emit_flags, **kwargs), MNEMONICS.compile, "Compiling")
     return out
 
 def link_flags(target):

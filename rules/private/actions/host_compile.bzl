@@ -1,7 +1,7 @@
 """The host half of a HIP, CUDA or OpenMP source: one compile per source."""
 
-load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "LANGUAGE_FLAGS", "MNEMONICS", "toolchain_kwargs")
-load(":compile.bzl", "add_source_flags")
+load("//rules/private:common.bzl", "LANGUAGE_FLAGS", "MNEMONICS")
+load(":compile.bzl", "add_source_flags", "run_command")
 
 # The wavefront size the host half sees: clang 21 and older predefined 64 on
 # the host, and ROCm 5's headers read the macro there too (warpSize).
@@ -35,8 +35,8 @@ def _offload_flags(kind, targets, cuid):
     flags += ["--offload-arch=" + a for a in offload_archs(targets)]
     return flags + ["--offload-host-only", "-c", "-cuid=" + cuid]
 
-def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, source_kwargs):
-    """Compiles the host half of one source.
+def host_compile_command(ctx, clang, src, kind, targets, gpubinary, out, cuid, source_kwargs):
+    """The command that compiles the host half of one source.
 
     Whole-program: `-Xclang -fcuda-include-gpubinary` is what clang's own
     one-step `-c` does: the object then holds the fat binary and the
@@ -61,7 +61,7 @@ def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, sour
         (as for emit_device_compile).
 
     Returns:
-      The output File.
+      struct(args, inputs, outputs, mapping, what) for run_command.
     """
     args = ctx.actions.args()
     args.add_all(_offload_flags(kind, targets, cuid))
@@ -84,14 +84,20 @@ def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, sour
         args.add_all(["--offload-new-driver", "-fgpu-rdc"])
     args.add("-o", out)
     args.add(src)
-    ctx.actions.run(
-        executable = clang.executable or clang.path,
-        arguments = [args],
+    return struct(
+        args = args,
         inputs = depset([gpubinary] if gpubinary else [], transitive = [inputs]),
         outputs = [out],
-        mnemonic = MNEMONICS.host_compile,
-        progress_message = "Compiling host half of %s (%s)" % (src.short_path, ctx.label),
-        execution_requirements = mapping,
-        **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
+        mapping = mapping,
+        what = src.short_path,
     )
+
+def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, source_kwargs):
+    """Compiles the host half of one source: host_compile_command as an action.
+
+    Returns:
+      The output File.
+    """
+    command = host_compile_command(ctx, clang, src, kind, targets, gpubinary, out, cuid, source_kwargs)
+    run_command(ctx, clang, command, MNEMONICS.host_compile, "Compiling host half of")
     return out

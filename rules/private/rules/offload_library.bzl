@@ -4,15 +4,16 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:attrs.bzl", "compile_attrs")
 load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context", "public_compilation_context")
-load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:images.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
 load("//rules/private:providers.bzl", "OffloadRdcInfo")
 load("//rules/private:runtime.bzl", "runtime_library")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:bundle.bzl", "emit_hip_fatbin")
-load("//rules/private/actions:compile.bzl", "emit_device_compile", "source_cuid")
+load("//rules/private/actions:compile.bzl", "device_compile_command", "run_command", "source_cuid")
 load("//rules/private/actions:fatbinary.bzl", "emit_fatbinary")
-load("//rules/private/actions:host_compile.bzl", "emit_host_compile")
+load("//rules/private/actions:host_compile.bzl", "emit_host_compile", "host_compile_command")
+load("//rules/private/actions:openmp_compile.bzl", "emit_openmp_compile")
 
 def _check_copts(ctx):
     for flag in ctx.attr.copts:
@@ -54,6 +55,9 @@ def _rdc_plan(ctx, kind, target):
 def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     """Relocatable device objects per (target, source), and the provider that carries them.
 
+    For OpenMP, also the device compile commands per source path, not yet
+    run (they run with the host half).
+
     These are the device compiles of clang's new offload driver with
     -fgpu-rdc: LLVM bitcode for AMDGPU, relocatable cubins (ptxas -c) for
     NVIDIA, byte-identical to what clang embeds in its host objects; for
@@ -61,12 +65,20 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     """
     images = []
     objects = {}
+
+    # OpenMP: each source's device compiles wait for its host compile, to
+    # run in one action with it (emit_openmp_compile says why).
+    openmp_commands = {}
     for t in targets:
         flags, ext, image_kind = _rdc_plan(ctx, kind, t)
         mine = []
         for src, stem in zip(srcs, stems):
             out = ctx.actions.declare_file("_offload/%s/%s/%s%s" % (ctx.label.name, t.dir, stem, ext))
-            emit_device_compile(ctx, clang, src, t, out, kind, flags, **kwargs)
+            command = device_compile_command(ctx, clang, src, t, out, kind, flags, **kwargs)
+            if kind == "openmp":
+                openmp_commands.setdefault(src.path, []).append(command)
+            else:
+                run_command(ctx, clang, command, MNEMONICS.compile, "Compiling")
             mine.append(out)
             images.append(struct(file = out, image_kind = image_kind, target = t.name))
         objects[t.name] = mine
@@ -94,7 +106,7 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
         # device link of the same objects in that order makes the same image.
         objects = {n: depset(objects[n], transitive = transitive[n], order = "topological") for n in names},
     )
-    return images, info
+    return images, info, openmp_commands
 
 def _offload_library_impl(ctx):
     kind = ctx.attr.kind
@@ -110,13 +122,14 @@ def _offload_library_impl(ctx):
 
     stems = source_stems(srcs)
     providers = []
+    openmp_commands = {}
 
     # OpenMP device code is always linked per program, as clang's driver
     # links it at the program's link.
     rdc = ctx.attr.rdc or kind == "openmp"
     if rdc:
         # Device half: relocatable device objects, linked once per binary.
-        images, rdc_info = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
+        images, rdc_info, openmp_commands = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
         providers.append(rdc_info)
     else:
         # Device half: one compile per (target, source), as offload_bundle.
@@ -134,7 +147,11 @@ def _offload_library_impl(ctx):
             gpubinary = _gpubinary(ctx, clang, kind, mine, stem)
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
         cuid = ctx.attr.cuid or source_cuid(ctx, src)
-        emit_host_compile(ctx, clang, src, kind, targets, gpubinary, obj, cuid, source_kwargs)
+        if kind == "openmp":
+            host = host_compile_command(ctx, clang, src, kind, targets, gpubinary, obj, cuid, source_kwargs)
+            emit_openmp_compile(ctx, clang, src, openmp_commands[src.path] + [host])
+        else:
+            emit_host_compile(ctx, clang, src, kind, targets, gpubinary, obj, cuid, source_kwargs)
         objects.append(obj)
 
     cc = cc_setup(ctx)
