@@ -10,7 +10,8 @@
 set -euo pipefail
 pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clang-16 clang-tools-16 lld-16 libomp-16-dev
       libamdhip64-dev rocm-device-libs nvidia-cuda-toolkit
-      bazel-bootstrap bazel-skylib nginx time xxhash)
+      bazel-bootstrap bazel-skylib nginx time xxhash
+      bazel-bootstrap-source openjdk-17-jdk-headless)  # Bazel's remote worker, built with javac
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -26,6 +26,9 @@
 #      README builds the examples, ROCm from a sha256-checked archive;
 #      LLVM and CUDA from archives only (sdk_archives.sh: a tarball of
 #      LLVM, NVIDIA's per-component form for CUDA) give the same outputs;
+#   6b. remote execution (remote.sh): the examples build and test on
+#      Bazel's remote worker with the SDKs hidden from it, outputs equal
+#      the local build's; an undeclared SDK file fails there;
 #   7. determinism: the examples built in a fresh output base (uploading to
 #      an nginx WebDAV cache) are byte-identical to the first build's;
 #   8. remote cache: a third, fresh output base takes every action from the
@@ -57,6 +60,7 @@ bad() {
 }
 
 cleanup() {
+  "$root/tests/remote/worker.sh" down "$scratch/worker" 2>/dev/null
   if [ -n "$nginx_conf" ]; then
     nginx -p "$scratch/nginx" -c "$nginx_conf" -s stop 2>/dev/null || true
   fi
@@ -83,6 +87,8 @@ done
 [ -e /usr/lib/llvm-16/bin/lld ] || missing+=("lld-16")
 [ -e /usr/include/hip/hip_runtime.h ] || missing+=("libamdhip64-dev (HIP headers)")
 [ -e /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc ] || missing+=("rocm-device-libs")
+[ -d /usr/src/bazel-bootstrap/src/tools/remote ] || missing+=("bazel-bootstrap-source (the remote worker)")
+command -v javac >/dev/null 2>&1 || missing+=("javac (openjdk-17-jdk-headless)")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "tests/bazel: missing ${missing[*]}" >&2
   echo "install: scripts/install-deps.sh (as root)" >&2
@@ -263,6 +269,9 @@ source "$here/opt.sh"
 # compilers in the keys, the README's WORKSPACE, archives with sha256.
 source "$here/hermetic.sh"
 source "$here/sdk_archives.sh"
+
+# 6b. Remote execution on Bazel's worker, the SDKs hidden from it.
+source "$here/remote.sh"
 
 # 7 and 8: nginx as a Bazel HTTP cache (WebDAV PUT) on 127.0.0.1.
 mkdir -p "$scratch/nginx/logs" "$scratch/nginx/tmp" "$scratch/cache"

@@ -1,0 +1,73 @@
+# Remote execution (sourced by run.sh after sdk_archives.sh; uses its user
+# workspace, digest_outputs and the machine's outputs in h6_local.sums):
+#   R1 the HIP, CUDA and OpenMP examples build, and the OpenMP test passes,
+#      on Bazel's remote worker (tests/remote/worker.sh) in a namespace where
+#      LLVM 22, ROCm and CUDA do not exist: every non-internal action runs
+#      remotely, and the outputs equal the local build's file for file;
+#   R2 a toolchain that names clang by an absolute path (an undeclared SDK
+#      file) builds locally and fails on that worker.
+
+worker_dir="$scratch/worker"
+remote_bz() { (cd "$user" && bazel --output_base="$scratch/ob_remote" "$@"); }
+if addr=$("$root/tests/remote/worker.sh" up "$worker_dir" 2>"$scratch/worker_up.log"); then
+  remote_flags=("${bazel_flags[@]}" --config=rbe --remote_executor="$addr")
+  t0=$(date +%s)
+  remote_bz test "${remote_flags[@]}" //hip/... //cuda/... //openmp/... >"$scratch/r1.log" 2>&1
+  st=$?
+  t1=$(date +%s)
+  # "INFO: 130 processes: 34 internal, 96 remote."
+  procs=$(grep -oE 'INFO: [0-9]+ processes: .*' "$scratch/r1.log" | tail -1)
+  others=$(sed -E 's/^INFO: [0-9]+ processes: //; s/\.$//' <<<"$procs" | tr ',' '\n' | grep -vE ' (internal|remote)$' | tr -d '\n')
+  digest_outputs "$(remote_bz info "${remote_flags[@]}" bazel-bin 2>/dev/null)" >"$scratch/r1.sums"
+  n=$(wc -l <"$scratch/h6_local.sums")
+  if [ $st -eq 0 ] && [ -n "$procs" ] && [ -z "$others" ] && grep -q ' remote' <<<"$procs" &&
+    [ "$n" -gt 20 ] && cmp -s "$scratch/h6_local.sums" "$scratch/r1.sums"; then
+    ok "remote execution with the SDKs hidden from the worker: examples built and tested in $((t1 - t0)) s (${procs#INFO: }); all $n HIP and CUDA outputs equal the local build's"
+  else
+    bad "remote execution (exit $st; $procs): $(grep -m5 -E 'ERROR|FAILED|error:' "$scratch/r1.log" | tr '\n' ' ') $(diff "$scratch/h6_local.sums" "$scratch/r1.sums" | head -4 | tr '\n' ' ')"
+  fi
+
+  # R2: the same kind of compile through an undeclared clang.
+  mkdir -p "$user/undeclared"
+  cp "$user/hip/scale.hip" "$user/undeclared/"
+  cat >"$user/undeclared/BUILD.bazel" <<EOF
+load("@rules_offload//rules:defs.bzl", "offload_bundle", "offload_clang_toolchain")
+
+offload_clang_toolchain(
+    name = "by_path",
+    path = "$(readlink -f "$(command -v clang-22)")",
+    rocm = "@offload_rocm//:rocm",
+)
+
+toolchain(
+    name = "toolchain",
+    toolchain = ":by_path",
+    toolchain_type = "@rules_offload//rules:clang_toolchain_type",
+)
+
+offload_bundle(
+    name = "scale",
+    srcs = ["scale.hip"],
+    kind = "hip",
+    targets = ["gfx906"],
+)
+EOF
+  undeclared=(--extra_toolchains=//undeclared:toolchain //undeclared:scale)
+  # Locally in H4's output base: one that never built it remotely, so the
+  # remote build below cannot find it in its local action cache.
+  if ! user_bz build "${bazel_flags[@]}" "${undeclared[@]}" >"$scratch/r2_local.log" 2>&1; then
+    bad "a toolchain with clang by path did not build locally: $(grep -m3 -E 'ERROR|error:' "$scratch/r2_local.log")"
+  elif remote_bz build "${remote_flags[@]}" --noremote_accept_cached "${undeclared[@]}" >"$scratch/r2.log" 2>&1; then
+    bad "a compile through an undeclared clang succeeded on the worker without the SDKs"
+  elif grep -q 'Cannot run program ".*/clang".*No such file or directory' "$scratch/r2.log"; then
+    ok "a toolchain naming clang by path builds locally and fails remotely ($(grep -m1 -oE 'Cannot run program "[^"]*"' "$scratch/r2.log"))"
+  else
+    bad "the undeclared compile failed remotely for another reason: $(grep -m3 -E 'ERROR|error' "$scratch/r2.log")"
+  fi
+  rm -rf "$user/undeclared"
+  remote_bz shutdown >/dev/null 2>&1
+  user_bz shutdown >/dev/null 2>&1
+  "$root/tests/remote/worker.sh" down "$worker_dir"
+else
+  bad "remote worker: $(tail -5 "$scratch/worker_up.log")"
+fi

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Bazel's own remote-execution worker (the Remote Execution API server of
+# Bazel's integration tests), built from Debian's bazel-bootstrap-source,
+# serving on a loopback port in a private mount namespace where the GPU
+# SDKs do not exist: LLVM 22, ROCm's headers, device libraries and runtime,
+# CUDA's toolkit, headers and runtime are covered by empty mounts. An action
+# that reads an SDK file it did not declare fails on this worker.
+#
+# Left visible, as out of scope: the host C/C++ toolchain and system headers
+# (Bazel's auto-configured cc toolchain is not hermetic), and LLVM 16, the
+# OpenMP example's host C++ compiler (CC=clang-16).
+#
+#   worker.sh up DIR    build the worker, start it; prints its grpc:// address
+#   worker.sh down DIR  stop it (by the PID in DIR/worker.pid)
+#
+# DIR holds the classes, the worker's CAS and work directories and its log.
+set -euo pipefail
+
+src=/usr/src/bazel-bootstrap/src/tools/remote/src/main/java
+server_jar=/usr/share/bazel/A-server.jar
+
+# The SDKs' directories and files on this machine (Debian's packages).
+sdk_dirs=(/usr/lib/llvm-22 /usr/include/hip /usr/lib/x86_64-linux-gnu/amdgcn /usr/share/hip
+  /usr/lib/cuda /usr/lib/nvidia-cuda-toolkit)
+sdk_files() {
+  local f
+  for f in /usr/lib/x86_64-linux-gnu/{libLLVM.so.22*,libclang-cpp.so.22*,libamdhip64.so*,libcudart*} \
+    /usr/bin/{ptxas,fatbinary,nvlink,nvcc,cuobjdump,nvdisasm}; do
+    [ -e "$f" ] && readlink -f "$f"
+  done
+  dpkg-query -L nvidia-cuda-dev 2>/dev/null | grep '^/usr/include/' | while read -r f; do
+    [ -f "$f" ] && echo "$f"
+  done
+  return 0
+}
+
+build() { # DIR: compile the worker into DIR/classes
+  [ -d "$src" ] || {
+    echo "worker.sh: no $src (apt-get install bazel-bootstrap-source)" >&2
+    exit 1
+  }
+  rm -rf "$1/classes" && mkdir -p "$1/classes"
+  find "$src" -name '*.java' -print0 | xargs -0 javac -nowarn -d "$1/classes" -cp "$server_jar" 2>"$1/javac.log" || {
+    cat "$1/javac.log" >&2
+    exit 1
+  }
+}
+
+# The mounts, as a script the namespace runs before the worker starts.
+hide_script() { # DIR
+  local d f
+  echo "set -e"
+  for d in "${sdk_dirs[@]}"; do
+    [ -d "$d" ] && echo "mount --bind '$1/empty_dir' '$d'"
+  done
+  sdk_files | sort -u | while read -r f; do
+    echo "mount --bind '$1/empty_file' '$f'"
+  done
+}
+
+up() {
+  local dir=$1 port pid
+  mkdir -p "$dir/cas" "$dir/work" "$dir/empty_dir"
+  : >"$dir/empty_file"
+  build "$dir"
+  hide_script "$dir" >"$dir/hide.sh"
+  for _ in 1 2 3 4 5; do
+    port=$((20000 + RANDOM % 30000))
+    unshare --mount --propagation private -- sh -c ". '$dir/hide.sh' && exec java -cp '$dir/classes:$server_jar' \
+      com.google.devtools.build.remote.worker.RemoteWorker --listen_port=$port \
+      --work_path='$dir/work' --cas_path='$dir/cas' --jobs=2" >"$dir/worker.log" 2>&1 &
+    pid=$!
+    echo "$pid" >"$dir/worker.pid"
+    for _ in $(seq 1 120); do
+      if ! kill -0 "$pid" 2>/dev/null; then
+        break
+      fi
+      if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        echo "grpc://127.0.0.1:$port"
+        return 0
+      fi
+      sleep 0.5
+    done
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  echo "worker.sh: the worker did not start; $dir/worker.log:" >&2
+  tail -20 "$dir/worker.log" >&2
+  exit 1
+}
+
+down() {
+  local pid
+  pid=$(cat "$1/worker.pid" 2>/dev/null) || return 0
+  kill "$pid" 2>/dev/null || return 0
+  for _ in $(seq 1 50); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.2
+  done
+  kill -9 "$pid" 2>/dev/null || true
+}
+
+case "${1:-}" in
+up) up "${2:?worker.sh up DIR}" ;;
+down) down "${2:?worker.sh down DIR}" ;;
+*)
+  echo "usage: worker.sh up|down DIR" >&2
+  exit 2
+  ;;
+esac
