@@ -190,6 +190,11 @@ func FuzzRead(f *testing.F) {
 			if e.Offset < 0 || e.Size < 0 || e.Offset+e.Size > int64(len(b)) || len(e.Header) < entryMin {
 				t.Fatalf("entry out of bounds: %+v (input %d bytes)", e, len(b))
 			}
+			// Decoding the image must fail cleanly or give at most the
+			// declared size.
+			if im, err := e.Image(bytes.NewReader(b)); err == nil && int64(len(im)) > max(e.Size, e.UncompressedSize) {
+				t.Fatalf("image of %d bytes from an entry of %d (%d inflated)", len(im), e.Size, e.UncompressedSize)
+			}
 		}
 		again, _ := ReadAll(bytes.NewReader(b), int64(len(b)))
 		if len(again) != len(es) {

@@ -1,0 +1,127 @@
+package nvfatbin
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+)
+
+func TestDecompressRejects(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   []byte
+		size int
+	}{
+		{"offset 0", []byte{0x10, 'a', 0, 0}, 10},
+		{"offset before the start", []byte{0x10, 'a', 2, 0}, 10},
+		{"literals past the input", []byte{0x50, 'a'}, 10},
+		{"literals past the size", []byte{0x30, 'a', 'b', 'c'}, 2},
+		{"match past the size", []byte{0x1f, 'a', 1, 0, 200}, 20},
+		{"truncated offset", []byte{0x10, 'a', 1}, 10},
+		{"truncated length", []byte{0xf0}, 10},
+		{"short of the size", []byte{0x20, 'a', 'b'}, 3},
+	} {
+		_, err := Decompress(c.in, c.size)
+		var de *DecompressError
+		if !errors.As(err, &de) || !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: got %v, want a DecompressError", c.name, err)
+		}
+	}
+}
+
+// An overlapping match (offset 1) repeats a byte: LZ4's run encoding.
+func TestDecompressOverlap(t *testing.T) {
+	got, err := Decompress([]byte{0x1f, 'a', 1, 0, 1, 0x00}, 1+4+15+1)
+	if err != nil || string(got) != "aaaaaaaaaaaaaaaaaaaaa" {
+		t.Fatalf("%q, %v", got, err)
+	}
+}
+
+func FuzzDecompress(f *testing.F) {
+	f.Add([]byte{0x1f, 'a', 1, 0, 1, 0x00}, uint16(21))
+	c, _ := Compress(bytes.Repeat([]byte("fat binary "), 40))
+	f.Add(c, uint16(440))
+	f.Fuzz(func(t *testing.T, b []byte, size uint16) {
+		out, err := Decompress(b, int(size))
+		if err == nil && len(out) != int(size) {
+			t.Fatalf("decoded %d bytes, %d declared", len(out), size)
+		}
+	})
+}
+
+// FuzzCompress: what Compress writes, Decompress reads back.
+func FuzzCompress(f *testing.F) {
+	f.Add([]byte("abcabcabcabcabcabcabcabc"))
+	f.Add(bytes.Repeat([]byte{0}, 1000))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := Compress(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Decompress(c, len(b))
+		if err != nil || !bytes.Equal(d, b) {
+			t.Fatalf("round trip of %d bytes: %v", len(b), err)
+		}
+	})
+}
+
+// FuzzWriteRead: what Write writes, Read reads back: each entry's kind,
+// architecture, strings, compression, and its image (the cubin, or the
+// PTX as fatbinary stores it).
+func FuzzWriteRead(f *testing.F) {
+	f.Add([]byte("\x00.version 7.8\n\t// c\nx  y\n"), uint8(80), uint8(0), "k.cu", "-O3")
+	f.Add([]byte("some cubin bytes"), uint8(52), uint8(7), "", "")
+	f.Fuzz(func(t *testing.T, data []byte, arch, mode uint8, ident, opts string) {
+		if arch == 0 || len(data) > 1<<16 {
+			return
+		}
+		cubin := fakeCubin(int(arch), data)
+		ptx := append([]byte(".version 7.8\n"), data...)
+		images := []Image{{Kind: KindELF, Arch: int(arch), Data: cubin}, {Kind: KindPTX, Arch: int(arch), Data: ptx}}
+		opt := WriteOptions{NoCompress: mode&1 != 0, CompressAll: mode&2 != 0, Debug: mode&4 != 0, Ident: ident, PTXASOptions: opts}
+		b, err := Write(images, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := ReadAll(bytes.NewReader(b), int64(len(b)))
+		if err != nil || len(es) != 2 {
+			t.Fatalf("read back: %d entries, %v", len(es), err)
+		}
+		for i, e := range es {
+			wantOpts := opts
+			if e.Kind == KindELF {
+				wantOpts = ""
+			}
+			if e.Kind != images[i].Kind || e.Arch != int(arch) || e.Ident != ident || e.PTXASOptions != wantOpts {
+				t.Fatalf("entry %d read back as %+v", i, e)
+			}
+			im, err := e.Image(bytes.NewReader(b))
+			if err != nil {
+				t.Fatalf("entry %d: %v", i, err)
+			}
+			want := cubin
+			if e.Kind == KindPTX {
+				want = MinifyPTX(ptx)
+				want = want[:bytes.IndexByte(want, 0)]
+			}
+			if !bytes.Equal(im, want) {
+				t.Fatalf("entry %d: image of %d bytes, want %d", i, len(im), len(want))
+			}
+		}
+	})
+}
+
+// fakeCubin is an ELF64 header for sm_arch with no tables, then data: its
+// ELF size is the whole file, so Image returns it all.
+func fakeCubin(arch int, data []byte) []byte {
+	h := make([]byte, 64)
+	copy(h, "\x7fELF\x02\x01\x01\x33\x07")
+	binary.LittleEndian.PutUint32(h[48:], uint32(arch))
+	// A program header table ending at the end of the file makes that the
+	// ELF's size.
+	binary.LittleEndian.PutUint64(h[32:], uint64(64+len(data)))
+	binary.LittleEndian.PutUint16(h[54:], 56)
+	out := append(h, data...)
+	return out
+}
