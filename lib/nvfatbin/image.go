@@ -15,29 +15,49 @@ const MaxRatio = 255
 // Image returns the image e holds, as `cuobjdump -xelf`/`-xptx` writes
 // it: decompressed when compressed, a cubin without the padding after its
 // ELF data, PTX without its NUL. Compressed entries are inflated in
-// memory; callers that bound decompression check e.UncompressedSize first.
+// memory; callers that bound decompression check e.UncompressedSize first,
+// or use Inflate.
 func (e *Entry) Image(r io.ReaderAt) ([]byte, error) {
-	stored := make([]byte, e.Size)
-	if _, err := r.ReadAt(stored, e.Offset); err != nil {
-		return nil, err
-	}
 	if !e.Compressed {
+		stored := make([]byte, e.Size)
+		if _, err := r.ReadAt(stored, e.Offset); err != nil {
+			return nil, err
+		}
 		return stored[:e.imageSize(bytes.NewReader(stored), e.Size)], nil
 	}
-	if e.UncompressedSize < 0 || e.UncompressedSize > MaxRatio*e.Size+16 { // Read refuses these; an Entry made by hand may not
-		return nil, &FormatError{e.Offset, fmt.Sprintf("%d compressed bytes cannot inflate to the %d declared", e.Size, e.UncompressedSize)}
+	var b bytes.Buffer
+	if err := e.Inflate(r, &b); err != nil {
+		return nil, err
 	}
-	b, err := Decompress(stored, int(e.UncompressedSize))
-	if err != nil {
-		return nil, &FormatError{e.Offset, err.Error()}
-	}
-	return b[:e.imageSize(bytes.NewReader(b), int64(len(b)))], nil
+	return b.Bytes()[:e.imageSize(bytes.NewReader(b.Bytes()), int64(b.Len()))], nil
 }
 
-// StoredImageSize is the size of the image in a stored entry's payload,
-// read without loading the payload: see Image.
-func (e *Entry) StoredImageSize(r io.ReaderAt) int64 {
-	return e.imageSize(e.Open(r), e.Size)
+// Inflate writes the e.UncompressedSize bytes a compressed entry of r
+// inflates to into w, holding little more than the compressed bytes in
+// memory; the image is the first ImageSize bytes of them.
+func (e *Entry) Inflate(r io.ReaderAt, w io.Writer) error {
+	if !e.Compressed {
+		return fmt.Errorf("nvfatbin: the entry at offset %#x is not compressed", e.Offset)
+	}
+	if e.UncompressedSize < 0 || e.UncompressedSize > MaxRatio*e.Size+16 { // Read refuses these; an Entry made by hand may not
+		return &FormatError{e.Offset, fmt.Sprintf("%d compressed bytes cannot inflate to the %d declared", e.Size, e.UncompressedSize)}
+	}
+	stored := make([]byte, e.Size)
+	if _, err := r.ReadAt(stored, e.Offset); err != nil {
+		return err
+	}
+	err := DecompressTo(w, stored, e.UncompressedSize)
+	if de, ok := err.(*DecompressError); ok { // say where in r, with one prefix
+		return &FormatError{e.Offset + int64(de.Off), "LZ4 block: " + de.Msg}
+	}
+	return err
+}
+
+// ImageSize is the size of the image at the start of r, which holds the
+// size bytes of e's payload (inflated if compressed): see Image. It reads
+// the ELF headers or looks for the NUL, never the whole payload at once.
+func (e *Entry) ImageSize(r io.ReaderAt, size int64) int64 {
+	return e.imageSize(r, size)
 }
 
 func (e *Entry) imageSize(r io.ReaderAt, size int64) int64 {

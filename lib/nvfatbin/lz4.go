@@ -9,8 +9,10 @@ package nvfatbin
 // the algorithm LZ4 documents, so that our fat binaries equal fatbinary's.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 )
 
 const (
@@ -42,56 +44,153 @@ func (e *DecompressError) Unwrap() error { return ErrFormat }
 
 // Decompress decodes the LZ4 block src, which must inflate to exactly size
 // bytes. The output is allocated once, of size bytes: callers bound size
-// before calling.
+// before calling (or use DecompressTo).
 func Decompress(src []byte, size int) ([]byte, error) {
 	if size < 0 {
 		return nil, &DecompressError{0, fmt.Sprintf("negative size %d", size)}
 	}
-	dst := make([]byte, 0, size)
+	var b bytes.Buffer
+	b.Grow(size)
+	if err := DecompressTo(&b, src, int64(size)); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// window is what DecompressTo keeps of the output: a match reaches at
+// most 65535 bytes back. flushAt is how much it holds before writing.
+const (
+	window  = 1 << 16
+	flushAt = 1<<20 + window
+)
+
+// DecompressTo decodes the LZ4 block src, which must inflate to exactly
+// size bytes, into w. It holds at most about 1 MiB of output, so memory
+// stays flat whatever size is declared.
+func DecompressTo(w io.Writer, src []byte, size int64) error {
+	d := &decoder{w: w, size: size, buf: make([]byte, 0, min(size, flushAt)+window)}
+	if err := d.run(src); err != nil {
+		return err
+	}
+	if d.total() != size {
+		return &DecompressError{len(src), fmt.Sprintf("inflated to %d bytes, %d declared", d.total(), size)}
+	}
+	return d.flush(0)
+}
+
+// decoder writes its output to w as it goes, but for the last window.
+type decoder struct {
+	w       io.Writer
+	size    int64
+	buf     []byte // output not yet written, and the window before it
+	written int64  // output written to w and dropped from buf
+}
+
+func (d *decoder) total() int64 { return d.written + int64(len(d.buf)) }
+
+// flush writes all of buf to w but its last keep bytes.
+func (d *decoder) flush(keep int) error {
+	n := len(d.buf) - keep
+	if n <= 0 {
+		return nil
+	}
+	if _, err := d.w.Write(d.buf[:n]); err != nil {
+		return err
+	}
+	d.written += int64(n)
+	d.buf = d.buf[:copy(d.buf, d.buf[n:])]
+	return nil
+}
+
+func (d *decoder) run(src []byte) error {
 	i := 0
 	for i < len(src) {
+		if len(d.buf) >= flushAt {
+			if err := d.flush(window); err != nil {
+				return err
+			}
+		}
 		token := src[i]
 		i++
 		lit, n, err := readLength(src, i, int(token>>mlBits))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		i = n
-		if lit > len(src)-i || lit > size-len(dst) {
-			return nil, &DecompressError{i, fmt.Sprintf("%d literals run past the input or the declared size", lit)}
+		if lit > len(src)-i || int64(lit) > d.size-d.total() {
+			return &DecompressError{i, fmt.Sprintf("%d literals run past the input or the declared size", lit)}
 		}
-		dst = append(dst, src[i:i+lit]...)
+		if err := d.literals(src[i : i+lit]); err != nil {
+			return err
+		}
 		i += lit
 		if i == len(src) {
 			break // the last sequence has literals only
 		}
 		if len(src)-i < 2 {
-			return nil, &DecompressError{i, "truncated match offset"}
+			return &DecompressError{i, "truncated match offset"}
 		}
 		off := int(binary.LittleEndian.Uint16(src[i:]))
 		i += 2
 		ml, n, err := readLength(src, i, int(token&mlMask))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		i = n
 		ml += minMatch
 		switch {
-		case off == 0 || off > len(dst):
-			return nil, &DecompressError{i, fmt.Sprintf("match offset %d outside the %d bytes decoded", off, len(dst))}
-		case ml > size-len(dst):
-			return nil, &DecompressError{i, "match runs past the declared size"}
+		case off == 0 || off > len(d.buf):
+			return &DecompressError{i, fmt.Sprintf("match offset %d outside the %d bytes decoded", off, d.total())}
+		case int64(ml) > d.size-d.total():
+			return &DecompressError{i, "match runs past the declared size"}
 		}
-		// Byte by byte: a match may overlap the bytes it produces.
-		from := len(dst) - off
-		for k := 0; k < ml; k++ {
-			dst = append(dst, dst[from+k])
+		if err := d.match(off, ml); err != nil {
+			return err
 		}
 	}
-	if len(dst) != size {
-		return nil, &DecompressError{len(src), fmt.Sprintf("inflated to %d bytes, %d declared", len(dst), size)}
+	return nil
+}
+
+// room writes out what lies before the window once buf holds flushAt.
+func (d *decoder) room() error {
+	if len(d.buf) >= flushAt {
+		return d.flush(window)
 	}
-	return dst, nil
+	return nil
+}
+
+// literals appends lit, a window at a time so that buf stays small.
+func (d *decoder) literals(lit []byte) error {
+	for len(lit) > 0 {
+		if err := d.room(); err != nil {
+			return err
+		}
+		n := min(len(lit), window)
+		d.buf = append(d.buf, lit[:n]...)
+		lit = lit[n:]
+	}
+	return nil
+}
+
+// match appends ml bytes copied from off bytes back, a window at a time:
+// a run of zeros declared as gigabytes takes no more memory than any.
+func (d *decoder) match(off, ml int) error {
+	for ml > 0 {
+		if err := d.room(); err != nil {
+			return err
+		}
+		n := min(ml, window)
+		from := len(d.buf) - off
+		if off >= n {
+			d.buf = append(d.buf, d.buf[from:from+n]...)
+		} else { // the match overlaps the bytes it produces: byte by byte
+			for k := 0; k < n; k++ {
+				d.buf = append(d.buf, d.buf[from+k])
+			}
+		}
+		ml -= n
+	}
+	return nil
 }
 
 // readLength reads the extension bytes of a 4-bit length that is 15.

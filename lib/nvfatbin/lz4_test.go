@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -124,4 +126,82 @@ func fakeCubin(arch int, data []byte) []byte {
 	binary.LittleEndian.PutUint16(h[54:], 56)
 	out := append(h, data...)
 	return out
+}
+
+// An identifier too long for a reader to take back is refused by Write,
+// naming the image.
+func TestWriteRefusesHugeHeader(t *testing.T) {
+	cubin := fakeCubin(70, []byte("data"))
+	_, err := Write([]Image{{Kind: KindELF, Arch: 70, Data: cubin, Name: "k.cubin"}}, WriteOptions{Ident: string(make([]byte, entryMax))})
+	var ie *ImageError
+	if !errors.As(err, &ie) || ie.Name != "k.cubin" {
+		t.Fatalf("got %v, want an ImageError for k.cubin", err)
+	}
+}
+
+// A decoding error of a compressed entry is reported once prefixed, at
+// its offset in the input.
+func TestImageDecodeErrorOffset(t *testing.T) {
+	b, err := Write([]Image{{Kind: KindPTX, Arch: 70, Data: []byte(".version 7.8\n.target sm_70\n.target sm_70\n.target sm_70\n")}}, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(b[16+56:], binary.LittleEndian.Uint64(b[16+56:])+1) // declare one byte more
+	es, err := ReadAll(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = es[0].Image(bytes.NewReader(b))
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Off <= es[0].Offset || strings.Count(err.Error(), "nvfatbin:") != 1 {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// writeRecorder counts what DecompressTo writes and the largest write.
+type writeRecorder struct {
+	bytes.Buffer
+	largest int
+}
+
+func (w *writeRecorder) Write(p []byte) (int, error) {
+	w.largest = max(w.largest, len(p))
+	return w.Buffer.Write(p)
+}
+
+// DecompressTo holds about 1 MiB whatever the output's size: a block of
+// a few hundred bytes declaring 64 MiB of one byte, and 3 MiB of data
+// whose matches reach up to 65535 bytes back across its flushes, both
+// come out right in writes of at most flushAt bytes.
+func TestDecompressToFlat(t *testing.T) {
+	// One literal, then one match of 64 MiB - 1 at offset 1.
+	run := []byte{0x1f, 'z', 1, 0}
+	rest := 64<<20 - 1 - minMatch - 15
+	for ; rest >= 255; rest -= 255 {
+		run = append(run, 255)
+	}
+	run = append(run, byte(rest), 0x00)
+	var w writeRecorder
+	if err := DecompressTo(&w, run, 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	if w.Len() != 64<<20 || bytes.Count(w.Bytes(), []byte{'z'}) != 64<<20 || w.largest > flushAt {
+		t.Fatalf("%d bytes, largest write %d", w.Len(), w.largest)
+	}
+
+	rng := rand.New(rand.NewSource(1))
+	data := make([]byte, 3<<20)
+	rng.Read(data[:window])
+	for i := window; i < len(data); i += 1000 {
+		back := []int{window - 1, 4, 40000, 65000}[rng.Intn(4)]
+		copy(data[i:min(i+1000, len(data))], data[i-back:])
+	}
+	c, err := Compress(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = writeRecorder{}
+	if err := DecompressTo(&w, c, int64(len(data))); err != nil || !bytes.Equal(w.Bytes(), data) || w.largest > flushAt {
+		t.Fatalf("round trip of 3 MiB through a %d-byte block: %v, largest write %d", len(c), err, w.largest)
+	}
 }

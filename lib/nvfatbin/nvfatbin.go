@@ -45,7 +45,11 @@ const Magic = 0xBA55ED50
 const (
 	headerSize = 16
 	entryMin   = 64
-	entryMax   = 4096 // no tool writes more; bounds what a hostile field makes us read
+	// entryMax bounds what a hostile header size makes us read. fatbinary
+	// writes larger headers for long --ident and --cmdline strings (8 KiB
+	// for 5,000 and 3,000 bytes); a command line holds at most 128 KiB in
+	// one argument.
+	entryMax = 1 << 20
 )
 
 // Kind is what an entry holds.

@@ -131,6 +131,9 @@ func entry(im *Image, opt *WriteOptions) ([]byte, error) {
 	le.PutUint16(h[0:], uint16(im.Kind))
 	le.PutUint16(h[2:], 0x0101)
 	le.PutUint32(h[4:], uint32(len(h)))
+	if len(h) > entryMax {
+		return nil, &ImageError{im.Name, fmt.Sprintf("identifier and ptxas options make a %d-byte entry header, over the %d a reader takes", len(h), entryMax)}
+	}
 	le.PutUint64(h[8:], uint64(pad8(len(payload))))
 	le.PutUint32(h[16:], uint32(compressed))
 	le.PutUint16(h[24:], uint16(minor))

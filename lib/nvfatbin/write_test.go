@@ -69,7 +69,8 @@ func (c *corpus) randomCase(t *testing.T, rng *rand.Rand) writeCase {
 		w.args = append(w.args, "-g")
 	}
 	if rng.Intn(4) == 0 {
-		w.opt.Ident = []string{"k.cu", "a/b/kernel_source.cu", "12345678"}[rng.Intn(3)]
+		// The long one makes an entry header of over 4 KiB.
+		w.opt.Ident = []string{"k.cu", "a/b/kernel_source.cu", "12345678", strings.Repeat("long/", 1000)}[rng.Intn(4)]
 		w.args = append(w.args, "--ident="+w.opt.Ident)
 	}
 	if rng.Intn(4) == 0 {
