@@ -17,9 +17,12 @@ type Image struct {
 
 // WriteOptions are fatbinary's options that change what it writes.
 type WriteOptions struct {
-	// Bits32 marks the entries 32-bit (fatbinary --32); cubins must then
-	// be ELF32. The default is 64-bit, fatbinary's -64.
+	// Bits32 marks the entries 32-bit (fatbinary -32 without -64); cubins
+	// must then be ELF32. The default is 64-bit, as with -64.
 	Bits32 bool
+	// ELF32 requires ELF32 cubins in entries marked 64-bit: what fatbinary
+	// does when given neither -32 nor -64.
+	ELF32 bool
 	// Debug marks the entries as having debug information (-g); their
 	// cubins are then compressed unless NoCompress.
 	Debug bool
@@ -128,12 +131,12 @@ func entry(im *Image, opt *WriteOptions) ([]byte, error) {
 		le.PutUint32(h[36:], uint32(len(opt.Ident)))
 		h = appendString(h, opt.Ident)
 	}
-	le.PutUint16(h[0:], uint16(im.Kind))
-	le.PutUint16(h[2:], 0x0101)
-	le.PutUint32(h[4:], uint32(len(h)))
 	if len(h) > entryMax {
 		return nil, &ImageError{im.Name, fmt.Sprintf("identifier and ptxas options make a %d-byte entry header, over the %d a reader takes", len(h), entryMax)}
 	}
+	le.PutUint16(h[0:], uint16(im.Kind))
+	le.PutUint16(h[2:], 0x0101)
+	le.PutUint32(h[4:], uint32(len(h)))
 	le.PutUint64(h[8:], uint64(pad8(len(payload))))
 	le.PutUint32(h[16:], uint32(compressed))
 	le.PutUint16(h[24:], uint16(minor))
@@ -161,7 +164,7 @@ func prepare(im *Image, opt *WriteOptions) ([]byte, int, int, error) {
 		}
 		return MinifyPTX(im.Data), major, minor, nil
 	case KindELF:
-		major, minor, err := checkCubin(im, opt.Bits32)
+		major, minor, err := checkCubin(im, opt.Bits32 || opt.ELF32)
 		return im.Data, major, minor, err
 	}
 	return nil, 0, 0, &ImageError{im.Name, fmt.Sprintf("unknown kind %d", im.Kind)}
