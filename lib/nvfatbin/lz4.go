@@ -68,7 +68,13 @@ const (
 // size bytes, into w. It holds at most about 1 MiB of output, so memory
 // stays flat whatever size is declared.
 func DecompressTo(w io.Writer, src []byte, size int64) error {
-	d := &decoder{w: w, size: size, buf: make([]byte, 0, min(size, flushAt)+window)}
+	return decompressTo(w, src, size, flushAt)
+}
+
+// decompressTo is DecompressTo writing out whenever it holds flush bytes
+// (at least window): tests flush often to reach that path with small data.
+func decompressTo(w io.Writer, src []byte, size int64, flush int) error {
+	d := &decoder{w: w, size: size, flushAt: max(flush, window), buf: make([]byte, 0, min(size, int64(flush))+window)}
 	if err := d.run(src); err != nil {
 		return err
 	}
@@ -84,6 +90,7 @@ type decoder struct {
 	size    int64
 	buf     []byte // output not yet written, and the window before it
 	written int64  // output written to w and dropped from buf
+	flushAt int    // len(buf) from which buf is written out, but its window
 }
 
 func (d *decoder) total() int64 { return d.written + int64(len(d.buf)) }
@@ -105,10 +112,8 @@ func (d *decoder) flush(keep int) error {
 func (d *decoder) run(src []byte) error {
 	i := 0
 	for i < len(src) {
-		if len(d.buf) >= flushAt {
-			if err := d.flush(window); err != nil {
-				return err
-			}
+		if err := d.room(); err != nil {
+			return err
 		}
 		token := src[i]
 		i++
@@ -153,7 +158,7 @@ func (d *decoder) run(src []byte) error {
 
 // room writes out what lies before the window once buf holds flushAt.
 func (d *decoder) room() error {
-	if len(d.buf) >= flushAt {
+	if len(d.buf) >= d.flushAt {
 		return d.flush(window)
 	}
 	return nil

@@ -205,3 +205,88 @@ func TestDecompressToFlat(t *testing.T) {
 		t.Fatalf("round trip of 3 MiB through a %d-byte block: %v, largest write %d", len(c), err, w.largest)
 	}
 }
+
+// naiveDecompress decodes an LZ4 block into one slice, by the rules
+// Decompress documents, written as plainly as possible: the reference
+// FuzzDecompressTo compares the streaming decoder with.
+func naiveDecompress(src []byte, size int) ([]byte, bool) {
+	var out []byte
+	// length reads the bytes that extend a 4-bit length of 15.
+	length := func(i, n int) (int, int, bool) {
+		if n != 15 {
+			return n, i, true
+		}
+		for {
+			if i >= len(src) {
+				return 0, 0, false
+			}
+			b := int(src[i])
+			n, i = n+b, i+1
+			if n > 1<<31 {
+				return 0, 0, false
+			}
+			if b != 255 {
+				return n, i, true
+			}
+		}
+	}
+	for i := 0; i < len(src); {
+		tok := src[i]
+		lit, j, ok := length(i+1, int(tok>>4))
+		if !ok || lit > len(src)-j || len(out)+lit > size {
+			return nil, false
+		}
+		out = append(out, src[j:j+lit]...)
+		i = j + lit
+		if i == len(src) {
+			break
+		}
+		if i+2 > len(src) {
+			return nil, false
+		}
+		off := int(src[i]) | int(src[i+1])<<8
+		ml, j, ok := length(i+2, int(tok&15))
+		if !ok || off == 0 || off > len(out) || len(out)+ml+4 > size {
+			return nil, false
+		}
+		for k := 0; k < ml+4; k++ {
+			out = append(out, out[len(out)-off])
+		}
+		i = j
+	}
+	return out, len(out) == size
+}
+
+// FuzzDecompressTo: the streaming decoder gives what a decoder holding
+// everything gives, and accepts and refuses the same blocks. It writes out
+// all but its 64 KiB window every 4 KiB here (every MiB in use), so that
+// outputs of up to 512 KiB flush it many times.
+func FuzzDecompressTo(f *testing.F) {
+	f.Add(bigRunBlock(300<<10), uint32(300<<10))
+	c, _ := Compress(bytes.Repeat([]byte("0123456789abcdef"), 1<<14))
+	f.Add(c, uint32(256<<10))
+	// 200 KiB of 'z', then 1000 bytes copied from 65535 back, across
+	// flushes: a small input that reaches the window's far end.
+	far := bigRunBlock(200 << 10)
+	far = append(far[:len(far)-1], 0x0f, 0xff, 0xff, 255, 255, 255, 1000-4-15-3*255, 0x00)
+	f.Add(far, uint32(200<<10+1000))
+	f.Fuzz(func(t *testing.T, b []byte, size uint32) {
+		size %= 512 << 10
+		var w bytes.Buffer
+		err := decompressTo(&w, b, int64(size), window+4096)
+		want, ok := naiveDecompress(b, int(size))
+		if (err == nil) != ok || ok && !bytes.Equal(w.Bytes(), want) {
+			t.Fatalf("streaming: %d bytes, %v; reference: %d bytes, %v", w.Len(), err, len(want), ok)
+		}
+	})
+}
+
+// bigRunBlock is a block inflating to n (> 20) bytes of 'z'.
+func bigRunBlock(n int) []byte {
+	b := []byte{0x1f, 'z', 1, 0}
+	rest := n - 1 - minMatch - 15
+	for ; rest >= 255; rest -= 255 {
+		b = append(b, 255)
+	}
+	return append(b, byte(rest), 0x00)
+}
