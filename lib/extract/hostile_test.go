@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
@@ -179,5 +181,65 @@ func TestCompressedOffloadBinaryInCCOB(t *testing.T) {
 	var ee *budget.ExceededError
 	if !errors.As(err, &ee) || ee.Used != uint64(len(bomb)) || !strings.Contains(err.Error(), "raise the limit with --max-uncompressed-size") {
 		t.Fatalf("allowed: got %v, want the binary refused by the budget the CCOB drew on, with the hint", err)
+	}
+}
+
+// bigRun is an LZ4 block of a few hundred bytes that inflates to n bytes
+// of 'z' (n > 20): a literal, then one long match at distance 1.
+func bigRun(n int) []byte {
+	b := []byte{0x1f, 'z', 1, 0}
+	rest := n - 1 - 4 - 15
+	for ; rest >= 255; rest -= 255 {
+		b = append(b, 255)
+	}
+	return append(b, byte(rest), 0x00)
+}
+
+// nvFatbinOfRuns is a fat binary whose count entries are compressed
+// cubins of n bytes each, made by hand: each the smallest entry header
+// and a bigRun payload.
+func nvFatbinOfRuns(count, n int) []byte {
+	le := binary.LittleEndian
+	var body []byte
+	for i := 0; i < count; i++ {
+		p := bigRun(n)
+		h := make([]byte, 64)
+		le.PutUint16(h, 2) // ELF
+		le.PutUint32(h[4:], 64)
+		le.PutUint64(h[8:], uint64(len(p)+7)&^7)
+		le.PutUint32(h[16:], uint32(len(p)))
+		le.PutUint32(h[28:], 80)
+		le.PutUint64(h[40:], 0x2011)
+		le.PutUint64(h[56:], uint64(n))
+		body = append(append(body, h...), p...)
+		body = append(body, make([]byte, (len(p)+7)&^7-len(p))...)
+	}
+	out := make([]byte, 16, 16+len(body))
+	le.PutUint32(out, nvfatbin.Magic)
+	le.PutUint16(out[4:], 1)
+	le.PutUint16(out[6:], 16)
+	le.PutUint64(out[8:], uint64(len(body)))
+	return append(out, body...)
+}
+
+// The compressed entries of a fat binary are charged together before any
+// is inflated, and each inflates to disk: 4 entries of 64 MiB declared by
+// 1 MiB of input are refused under a budget of 200 MiB with nothing
+// inflated, and read under one of 256 MiB.
+func TestNVFatbinEntriesBudgeted(t *testing.T) {
+	in := nvFatbinOfRuns(4, 64<<20)
+	_, err := walkBytes(Options{MaxUncompressedSize: 200 << 20}, in)
+	var ee *budget.ExceededError
+	if !errors.As(err, &ee) || ee.Used != 0 || ee.Want != 4*64<<20 {
+		t.Fatalf("got %v, want the 256 MiB of 4 entries refused with nothing inflated", err)
+	}
+	ims, err := walkBytes(Options{MaxUncompressedSize: 256 << 20, TempDir: t.TempDir()}, in)
+	if err != nil || len(ims) != 4 {
+		t.Fatalf("%d images, %v", len(ims), err)
+	}
+	for _, im := range ims {
+		if _, isFile := im.data.(*os.File); !isFile || im.Size != 64<<20 {
+			t.Errorf("%v: %d bytes, in %T; want 64 MiB in a temporary file", im.Where, im.Size, im.data)
+		}
 	}
 }

@@ -12,11 +12,20 @@
 //	entry:  u16 kind (1 PTX, 2 ELF), u16 (0x0101), u32 entry header size,
 //	        u64 payload size (padded to 8)
 //	        +16 u32 compressed size (0 when stored as is)
+//	        +20 u32 offset of the ptxas options pointer (PTX: 64; ELF: 0)
 //	        +24 u16 minor, u16 major: the code version cuobjdump prints
+//	            (PTX: its .version; ELF: EI_VERSION, EI_ABIVERSION)
 //	        +28 u32 the sm_XX number
-//	        +40 u64 flags (0x1 64-bit, 0x10 Linux, 0x2000 compressed)
+//	        +32 u32 offset, u32 length of the identifier (--ident), or 0
+//	        +40 u64 flags (0x1 64-bit, 0x2 debug, 0x4 CUDA producer,
+//	            0x10 Linux, 0x2000 compressed)
 //	        +56 u64 uncompressed size (0 when stored as is)
-//	        then the payload, at entry + header size.
+//	        +64 (PTX) u32 offset, u32 length of the ptxas options, or 0
+//	        then the options and the identifier, each NUL-terminated and
+//	        padded to 8; offsets count from the entry's start
+//	        then the payload, at entry + header size: a cubin, or PTX
+//	        text with a NUL after it (fatbinary strips its comments), or
+//	        either compressed as one LZ4 block (see lz4.go).
 //
 // Fields not listed are kept raw in Entry.Header. All little-endian.
 package nvfatbin
@@ -36,7 +45,11 @@ const Magic = 0xBA55ED50
 const (
 	headerSize = 16
 	entryMin   = 64
-	entryMax   = 4096 // no tool writes more; bounds what a hostile field makes us read
+	// entryMax bounds what a hostile header size makes us read. fatbinary
+	// writes larger headers for long --ident and --cmdline strings (8 KiB
+	// for 5,000 and 3,000 bytes); a command line holds at most 128 KiB in
+	// one argument.
+	entryMax = 1 << 20
 )
 
 // Kind is what an entry holds.
@@ -78,6 +91,10 @@ type Entry struct {
 	// when it is stored as is.
 	UncompressedSize int64
 	Compressed       bool
+	// Ident and PTXASOptions are the strings fatbinary's --ident and
+	// --cmdline store; cuobjdump prints them as "identifier" and
+	// "ptxasOptions".
+	Ident, PTXASOptions string
 	// Header is the entry header as stored, fields this package does not
 	// interpret included.
 	Header []byte
@@ -150,7 +167,8 @@ func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
 		return Entry{}, 0, &FormatError{pos, "truncated entry header"}
 	}
 	var fixed [16]byte
-	if _, err := r.ReadAt(fixed[:], pos); err != nil {
+	_, err := r.ReadAt(fixed[:], pos)
+	if err != nil {
 		return Entry{}, 0, err
 	}
 	hs := int64(le.Uint32(fixed[4:]))
@@ -164,7 +182,7 @@ func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
 		return Entry{}, 0, &FormatError{pos + 8, fmt.Sprintf("payload of %d bytes runs past the container", payload)}
 	}
 	hdr := make([]byte, hs)
-	if _, err := r.ReadAt(hdr, pos); err != nil {
+	if _, err = r.ReadAt(hdr, pos); err != nil {
 		return Entry{}, 0, err
 	}
 	e := Entry{
@@ -177,15 +195,44 @@ func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
 		Size:   int64(payload),
 		Header: hdr,
 	}
+	if e.Ident, err = headerString(hdr, 32, pos); err != nil {
+		return Entry{}, 0, err
+	}
+	if opts := int64(le.Uint32(hdr[20:])); opts != 0 {
+		if opts < entryMin || opts > hs-8 {
+			return Entry{}, 0, &FormatError{pos + 20, fmt.Sprintf("options pointer at %d outside the entry header", opts)}
+		}
+		if e.PTXASOptions, err = headerString(hdr, opts, pos); err != nil {
+			return Entry{}, 0, err
+		}
+	}
 	e.UncompressedSize = e.Size
 	if compressed := int64(le.Uint32(hdr[16:])); e.Flags&FlagCompressed != 0 || compressed != 0 {
 		if compressed > e.Size {
 			return Entry{}, 0, &FormatError{pos + 16, fmt.Sprintf("compressed size %d larger than the payload (%d)", compressed, e.Size)}
 		}
 		e.Compressed, e.Size = true, compressed
-		e.UncompressedSize = int64(le.Uint64(hdr[56:]))
+		u := le.Uint64(hdr[56:])
+		if u > MaxRatio*uint64(compressed)+16 {
+			return Entry{}, 0, &FormatError{pos + 56, fmt.Sprintf("%d compressed bytes cannot inflate to the %d declared", compressed, u)}
+		}
+		e.UncompressedSize = int64(u)
 	}
 	return e, pos + hs + int64(payload), nil
+}
+
+// headerString reads the string whose offset and length, counted from
+// the entry's start, are at hdr[at:]; no offset is no string.
+func headerString(hdr []byte, at, pos int64) (string, error) {
+	le := binary.LittleEndian
+	off, n := int64(le.Uint32(hdr[at:])), int64(le.Uint32(hdr[at+4:]))
+	switch {
+	case off == 0:
+		return "", nil
+	case off < entryMin || off > int64(len(hdr)) || n > int64(len(hdr))-off:
+		return "", &FormatError{pos + at, fmt.Sprintf("string of %d bytes at %d outside the %d-byte entry header", n, off, len(hdr))}
+	}
+	return string(hdr[off : off+n]), nil
 }
 
 // ReadAll parses the containers stored back to back in r, as in a linked

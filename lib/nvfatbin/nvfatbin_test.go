@@ -154,7 +154,7 @@ func TestReadRejects(t *testing.T) {
 	entry := func(hs uint32, payload uint64) []byte {
 		e := make([]byte, 64)
 		e[0] = 2
-		e[4], e[5] = byte(hs), byte(hs>>8)
+		e[4], e[5], e[6], e[7] = byte(hs), byte(hs>>8), byte(hs>>16), byte(hs>>24)
 		for i := 0; i < 8; i++ {
 			e[8+i] = byte(payload >> (8 * i))
 		}
@@ -169,7 +169,8 @@ func TestReadRejects(t *testing.T) {
 		{"body past end", hdr(1 << 40), "run past the end"},
 		{"entry header size 0", append(hdr(64), entry(0, 0)...), "entry header size 0"},
 		{"payload past end", append(hdr(64), entry(64, 1<<62)...), "runs past the container"},
-		{"entry header too big", append(hdr(64), entry(4097, 0)...), "outside"},
+		{"entry header too big", append(hdr(64), entry(entryMax+1, 0)...), "outside 64..1048576"},
+		{"entry header past the container", append(hdr(64), entry(4097, 0)...), "entry header runs past the container"},
 	} {
 		_, err := ReadAll(bytes.NewReader(c.in), int64(len(c.in)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -189,6 +190,11 @@ func FuzzRead(f *testing.F) {
 		for _, e := range es {
 			if e.Offset < 0 || e.Size < 0 || e.Offset+e.Size > int64(len(b)) || len(e.Header) < entryMin {
 				t.Fatalf("entry out of bounds: %+v (input %d bytes)", e, len(b))
+			}
+			// Decoding the image must fail cleanly or give at most the
+			// declared size.
+			if im, err := e.Image(bytes.NewReader(b)); err == nil && int64(len(im)) > max(e.Size, e.UncompressedSize) {
+				t.Fatalf("image of %d bytes from an entry of %d (%d inflated)", len(im), e.Size, e.UncompressedSize)
 			}
 		}
 		again, _ := ReadAll(bytes.NewReader(b), int64(len(b)))

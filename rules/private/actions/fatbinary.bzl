@@ -1,9 +1,9 @@
 """The NVIDIA fat binary: cubins and PTX in the container the CUDA runtime loads."""
 
-load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "MNEMONICS", "SUPPORTS_PATH_MAPPING", "toolchain_kwargs")
+load("//rules/private:common.bzl", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE", "SUPPORTS_PATH_MAPPING", "toolchain_kwargs")
 
 def fatbinary_image_flag(image):
-    """fatbinary's --image3 for one device image, as clang's CUDA driver writes it.
+    """fatbinary's --image3 for one device image, as clang's CUDA driver writes it (offload fatbin takes it too).
 
     Args:
       image: OffloadImageInfo of a cubin or PTX image.
@@ -26,17 +26,18 @@ def _clang_order(image):
     number = int(digits) if digits else 0
     return (number, arch[len(digits):], 1 if image.image_kind == "ptx" else 0)
 
-def emit_fatbinary(ctx, cuda, images, out):
-    """Runs the CUDA installation's fatbinary over one source's images.
+def emit_fatbinary(ctx, tool, images, out):
+    """Runs `offload fatbin` over one source's images: the NVIDIA fat binary.
 
-    The offload tool writes LLVM's containers; the NVIDIA fat binary format
-    is undocumented, so NVIDIA's own tool (an input, from offload_cuda)
-    writes it, with the command line clang's driver uses (images in its
-    order, so the bytes equal clang's).
+    `offload fatbin` takes CUDA 11.8 fatbinary's command line and writes
+    its bytes (docs/nvfatbin.md), so CUDA needs nothing from NVIDIA for
+    PTX and only ptxas for cubins. The command line is the one clang's
+    driver gives fatbinary, images in its order, so the bytes equal
+    clang's.
 
     Args:
       ctx: the rule context.
-      cuda: OffloadCudaInfo with a fatbinary.
+      tool: OffloadToolInfo.
       images: list of OffloadImageInfo (cubins and PTX).
       out: File, the fat binary to write.
 
@@ -44,17 +45,18 @@ def emit_fatbinary(ctx, cuda, images, out):
       The output File.
     """
     args = ctx.actions.args()
+    args.add("fatbin")
     args.add_all(["-64", "--create", out])
     for image in sorted(images, key = _clang_order):
         args.add(image.file, format = fatbinary_image_flag(image) + "%s")
     ctx.actions.run(
-        executable = cuda.fatbinary,
+        executable = tool.files_to_run,
         arguments = [args],
         inputs = [image.file for image in images],
         outputs = [out],
         mnemonic = MNEMONICS.fatbinary,
         progress_message = "Writing NVIDIA fat binary %s (%s)" % (out.short_path, ctx.label),
         execution_requirements = SUPPORTS_PATH_MAPPING,
-        **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
+        **toolchain_kwargs(OFFLOAD_TOOLCHAIN_TYPE)
     )
     return out

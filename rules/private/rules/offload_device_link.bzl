@@ -46,7 +46,7 @@ def _image(file, target, kind):
         producer = "link",
     )
 
-def _container(ctx, clang, tool, kind, images, prefix):
+def _container(ctx, tool, kind, images, prefix):
     """The linked images in what the runtime loads: a HIP or NVIDIA fat binary, an OffloadBinary."""
     if kind == "hip":
         out = ctx.actions.declare_file(prefix + ctx.label.name + ".hipfb")
@@ -54,10 +54,8 @@ def _container(ctx, clang, tool, kind, images, prefix):
     if kind == "openmp":
         out = ctx.actions.declare_file(prefix + ctx.label.name + ".offloadbin")
         return emit_package(ctx, tool, images, out)
-    if not clang.cuda or not clang.cuda.fatbinary:
-        fail("%s: the clang toolchain's CUDA installation has no fatbinary" % ctx.label)
     out = ctx.actions.declare_file(prefix + ctx.label.name + ".fatbin")
-    return emit_fatbinary(ctx, clang.cuda, images, out)
+    return emit_fatbinary(ctx, tool, images, out)
 
 def _entry_layout(clang, kind):
     """The offload entry layout of the program's host objects, by the compiler's release.
@@ -86,7 +84,7 @@ def _offload_device_link_impl(ctx):
         images.append(_image(out, t, kind))
 
     tool = find_offload_tool(ctx)
-    fatbin = _container(ctx, clang, tool, kind, images, prefix)
+    fatbin = _container(ctx, tool, kind, images, prefix)
 
     # Registration: the container and every offload entry of the program's
     # host objects, as clang-linker-wrapper writes it.
@@ -117,7 +115,7 @@ their deps, transitively) of one kind and one target list. Per target one
 OffloadDeviceLink (AMDGPU: full LTO by lld into a code object; NVIDIA: nvlink
 of the relocatable cubins, through clang as clang-linker-wrapper runs it;
 OpenMP host-CPU devices: a shared object), then the HIP fat binary (offload
-bundler), NVIDIA fat binary (fatbinary) or OffloadBinary (OpenMP), and
+bundler), NVIDIA fat binary (`offload fatbin`) or OffloadBinary (OpenMP), and
 registration code from `offload wrap` that registers it with every kernel
 and variable of the program's host objects. One per program: the
 registration spans all of the program's offload entries. Returns the deps' CcInfo plus the registration

@@ -23,16 +23,13 @@ def _check_copts(ctx):
         if flag.startswith("--offload-arch") or flag.startswith("--cuda-gpu-arch") or flag.startswith("-fopenmp-targets"):
             fail("%s: copts: %s: list offload targets in targets (or --@rules_offload//rules:targets)" % (ctx.label, flag))
 
-def _gpubinary(ctx, clang, kind, images, stem):
+def _gpubinary(ctx, kind, images, stem):
     """One source's device images in the container its host half embeds."""
     if kind == "hip":
         out = ctx.actions.declare_file("_offload/%s/%s.hipfb" % (ctx.label.name, stem))
         return emit_hip_fatbin(ctx, find_offload_tool(ctx), images, out)
-    if not clang.cuda or not clang.cuda.fatbinary:
-        fail("%s: CUDA needs NVIDIA's fatbinary to make the fat binary the runtime loads; " % ctx.label +
-             "the clang toolchain's CUDA installation has none")
     out = ctx.actions.declare_file("_offload/%s/%s.fatbin" % (ctx.label.name, stem))
-    return emit_fatbinary(ctx, clang.cuda, images, out)
+    return emit_fatbinary(ctx, find_offload_tool(ctx), images, out)
 
 def _rdc_plan(ctx, kind, target):
     """How to compile relocatable device code for one target: (flags, extension, image kind)."""
@@ -144,7 +141,7 @@ def _offload_library_impl(ctx):
         gpubinary = None
         if not rdc:
             mine = [images[t * len(srcs) + i] for t in range(len(targets))]
-            gpubinary = _gpubinary(ctx, clang, kind, mine, stem)
+            gpubinary = _gpubinary(ctx, kind, mine, stem)
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
         cuid = ctx.attr.cuid or source_cuid(ctx, src)
         if kind == "openmp":
@@ -204,8 +201,8 @@ offload_library = rule(
 
 Per source: one OffloadCompile per target (AMDGPU code objects; CUDA cubins
 for sm_XX, PTX for compute_XX), the images in the fat binary the runtime
-loads (a HIP fat binary by `offload bundler`; an NVIDIA fat binary by the
-CUDA installation's fatbinary), and one OffloadHostCompile that embeds it
+loads (a HIP fat binary by `offload bundler`; an NVIDIA fat binary by
+`offload fatbin`, fatbinary's bytes), and one OffloadHostCompile that embeds it
 with the same cuid, as clang's own `-c` does. The result is CcInfo: the host
 objects, hdrs/includes/defines for dependents, deps, and the runtime
 (libamdhip64; cudart), so cc_binary(deps = [...]) links a program.

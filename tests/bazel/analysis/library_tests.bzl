@@ -107,12 +107,7 @@ def _cuda_library_test(ctx):
     _count(env, "OffloadFatbinary", 1)
     _count(env, "OffloadHostCompile", 1)
     _halves_agree(env)
-    fb = _actions(env, "OffloadFatbinary")
-    if fb:
-        argv = fb[0].argv
-        asserts.equals(env, "external/offload_cuda/bin/fatbinary", argv[0], "NVIDIA's fatbinary from @offload_cuda")
-        images = sorted([a.rpartition("=")[0] for a in argv if a.startswith("--image3=")])
-        asserts.equals(env, ["--image3=kind=elf,sm=70,file", "--image3=kind=ptx,sm=90,file"], images)
+    _offload_fatbin(env, ["--image3=kind=elf,sm=70,file", "--image3=kind=ptx,sm=90,file"], "_offload/cuda_lib/saxpy.fatbin")
     for h in _actions(env, "OffloadHostCompile"):
         for arg in ["-x", "cuda", "--offload-arch=sm_70", "--offload-arch=sm_90", "--cuda-path=external/offload_cuda"]:
             _has(env, h.argv, arg, "CUDA host compile")
@@ -126,6 +121,51 @@ def _cuda_library_test(ctx):
     return analysistest.end(env)
 
 cuda_library_test = analysistest.make(_cuda_library_test)
+
+def _offload_fatbin(env, images, out):
+    """Asserts one OffloadFatbinary: `offload fatbin` with clang's fatbinary command line, no NVIDIA tool in it.
+
+    Args:
+      env: the analysis test environment.
+      images: the --image3 options without their files, in clang's order.
+      out: how the output path ends.
+    """
+    fb = _actions(env, "OffloadFatbinary")
+    asserts.equals(env, 1, len(fb), "number of OffloadFatbinary actions")
+    if not fb:
+        return
+    argv = fb[0].argv
+    asserts.equals(env, ["fatbin", "-64", "--create"], argv[1:4], "offload fatbin with fatbinary's own arguments")
+    asserts.true(env, argv[4].endswith(out), "the fat binary is %s, not %s" % (argv[4], out))
+    asserts.equals(env, images, [a.rpartition("=")[0] for a in argv[5:]], "images in clang's order")
+    _no_nvidia_tool(env, fb[0])
+
+def _no_nvidia_tool(env, action):
+    """Asserts that an action runs and reads no NVIDIA program (fatbinary, nvlink, ptxas)."""
+    for f in (action.argv or [])[:1] + [i.path for i in action.inputs.to_list()]:
+        if f.rpartition("/")[2] in ("fatbinary", "nvlink", "ptxas"):
+            analysistest.fail(env, "%s runs or reads %s" % (action.mnemonic, f))
+
+def _cuda_ptx_only_test(ctx):
+    env = analysistest.begin(ctx)
+    _count(env, "OffloadCompile", 1)
+    _offload_fatbin(env, ["--image3=kind=ptx,sm=90,file"], "_offload/cuda_ptx_only/saxpy.fatbin")
+    for a in analysistest.target_actions(env):
+        _no_nvidia_tool(env, a)
+    return analysistest.end(env)
+
+# A PTX-only CUDA library analyses with a CUDA installation that has no
+# NVIDIA program at all, and none of its actions needs one.
+cuda_ptx_only_test = analysistest.make(_cuda_ptx_only_test)
+
+def _cuda_device_link_test(ctx):
+    env = analysistest.begin(ctx)
+    _count(env, "OffloadDeviceLink", 2)
+    _offload_fatbin(env, ["--image3=kind=elf,sm=70,file", "--image3=kind=elf,sm=90,file"], "_offload/cuda_rdc_link/cuda_rdc_link.fatbin")
+    return analysistest.end(env)
+
+# The device link's fat binary of the linked cubins is `offload fatbin`'s.
+cuda_device_link_test = analysistest.make(_cuda_device_link_test)
 
 def _cudart_shared_test(ctx):
     env = analysistest.begin(ctx)

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/nvfatbin"
+	"github.com/rules-offload/rules_offload/tool/internal/cl"
+)
+
+func init() {
+	register(&command{
+		name:    "fatbin",
+		aliases: []string{"fatbinary"},
+		short:   "write an NVIDIA fat binary from cubins and PTX, as CUDA 11.8's fatbinary does, from its command line",
+		run:     runFatbin,
+	})
+}
+
+// fatbinFlags are the fatbinary options that clang's CUDA driver, its
+// users (-Xcuda-fatbinary) and the rules pass. Others (--device-c,
+// --link, --embedded-fatbin, ...) are refused as unknown.
+type fatbinFlags struct {
+	create, image, image3, compress, ident, cmdline *cl.Option
+	bits64, bits32, compressAll, debug, help        *cl.Option
+}
+
+func newFatbinFlags(s *cl.Set) *fatbinFlags {
+	f := &fatbinFlags{
+		create:      s.String("create", "file", "the fat binary to write"),
+		image:       s.List("image", "profile=sm_NN|compute_NN,file=F", "an image (repeatable)", false),
+		image3:      s.List("image3", "kind=elf|ptx,sm=NN,file=F", "an image, as clang writes it (repeatable)", false),
+		compress:    s.String("compress", "true|false", "compress PTX, and cubins under -g (default true)"),
+		compressAll: s.Bool("compress-all", "compress every image"),
+		debug:       s.Bool("debug", "mark the images as debug code (-g)"),
+		ident:       s.String("ident", "name", "identifier stored in every image"),
+		cmdline:     s.String("cmdline", "options", "ptxas options stored in PTX images"),
+		bits64:      s.Bool("64", "64-bit images (cubins must be ELF64)"),
+		bits32:      s.Bool("32", "32-bit images"),
+		help:        s.Bool("help", "Display available options"),
+	}
+	s.Alias("g", "debug")
+	s.Alias("im", "image")
+	s.Alias("h", "help")
+	return f
+}
+
+func runFatbin(prog string, args []string, stdout, stderr io.Writer) int {
+	s := cl.NewSet(prog, "write an NVIDIA fat binary (CUDA 11.8's fatbinary, byte for byte)",
+		"[-64] --create=OUT --image3=kind=elf|ptx,sm=NN,file=F... [--compress=false] [--compress-all] [-g]")
+	f := newFatbinFlags(s)
+	err := s.Parse(args)
+	switch {
+	case err != nil || f.help.On:
+	case len(s.Positional) > 0:
+		err = fmt.Errorf("unexpected argument %q: images are given with --image3 or --image", s.Positional[0])
+	case !f.create.Given():
+		err = fmt.Errorf("no output file: give --create=FILE")
+	}
+	if err != nil || f.help.On {
+		return usageOr(s, err, f.help.On, prog, stdout, stderr)
+	}
+	specs, opt, err := f.resolve()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return 2
+	}
+	if err := writeFatbin(f.create.Value(), specs, opt); err != nil {
+		fmt.Fprintf(stderr, "%s: error: %v\n", prog, err)
+		return 1
+	}
+	return 0
+}
+
+// resolve turns the flags into images and options, with fatbinary's
+// defaults: compression on, and without -64 entries marked 64-bit whose
+// cubins must nevertheless be ELF32.
+func (f *fatbinFlags) resolve() ([]nvfatbin.ImageSpec, nvfatbin.WriteOptions, error) {
+	opt := nvfatbin.WriteOptions{
+		Bits32: f.bits32.On && !f.bits64.On, ELF32: !f.bits64.On,
+		Debug: f.debug.On, CompressAll: f.compressAll.On,
+		Ident: f.ident.Value(), PTXASOptions: f.cmdline.Value(),
+	}
+	switch f.compress.Value() {
+	case "", "true":
+	case "false":
+		opt.NoCompress = true
+	default:
+		return nil, opt, fmt.Errorf("--compress=%s: want true or false", f.compress.Value())
+	}
+	// fatbinary drops the --image3 images when --image is given too.
+	if len(f.image.Values) > 0 && len(f.image3.Values) > 0 {
+		return nil, opt, fmt.Errorf("--image and --image3 together: fatbinary would write only the --image ones; use one form")
+	}
+	var specs []nvfatbin.ImageSpec
+	for _, v := range f.image.Values {
+		sp, err := nvfatbin.ParseImage(v)
+		if err != nil {
+			return nil, opt, err
+		}
+		specs = append(specs, sp)
+	}
+	for _, v := range f.image3.Values {
+		sp, err := nvfatbin.ParseImage3(v)
+		if err != nil {
+			return nil, opt, err
+		}
+		specs = append(specs, sp)
+	}
+	return specs, opt, nil
+}
+
+// writeFatbin reads the images and writes the fat binary to out, all or
+// nothing.
+func writeFatbin(out string, specs []nvfatbin.ImageSpec, opt nvfatbin.WriteOptions) error {
+	images := make([]nvfatbin.Image, len(specs))
+	for i, sp := range specs {
+		data, err := os.ReadFile(sp.File)
+		if err != nil {
+			return err
+		}
+		images[i] = nvfatbin.Image{Kind: sp.Kind, Arch: sp.Arch, Data: data, Name: sp.File}
+	}
+	b, err := nvfatbin.Write(images, opt)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(out, bytes.NewReader(b))
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Usage errors exit 2 with a message and write nothing; --help exits 0.
+// (tests/fatbin compares the output with NVIDIA's fatbinary.)
+func TestFatbinUsage(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.fatbin")
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"-64"}, 2, "no output file: give --create=FILE"},
+		{[]string{"-64", "--create", out, "k.cubin"}, 2, `unexpected argument "k.cubin"`},
+		{[]string{"-64", "--create=" + out, "--compress=no"}, 2, "--compress=no: want true or false"},
+		{[]string{"-64", "--create=" + out, "--image3=kind=elf,sm=sm_70,file=k.cubin"}, 2, "sm=sm_70 is not an architecture number"},
+		{[]string{"-64", "--create"}, 2, "requires a value"},
+		{[]string{"--help"}, 0, ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := dispatch(append([]string{"offload", "fatbin"}, c.args...), &stdout, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.stderr) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%q wrote %s", c.args, out)
+		}
+	}
+}
+
+// With no image, the output is a container with no entries: the 16
+// bytes fatbinary writes (tests/fatbin compares them).
+func TestFatbinNoImages(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.fatbin")
+	var stdout, stderr bytes.Buffer
+	if code := dispatch([]string{"fatbinary", "-64", "--create", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if want := "\x50\xed\x55\xba\x01\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00"; err != nil || string(b) != want {
+		t.Fatalf("%q, %v", b, err)
+	}
+}
