@@ -107,17 +107,19 @@ fi
 cp -rL /usr/include/hip/. "$copy/include/hip/" && cp -rL /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/. "$copy/amdgcn/bitcode/"
 tar -C "$scratch" -cf "$scratch/rocm.tar" --transform 's|^rocm_copy|rocm-5.2|' rocm_copy
 sum=$(sha256sum "$scratch/rocm.tar" | cut -d' ' -f1)
-archive_ws() { # SHA256: declare offload_rocm from the archive before rules_offload_toolchains()
+# Puts the given WORKSPACE lines (none: removes them) before
+# rules_offload_toolchains(), between markers, replacing earlier ones.
+declare_sdks() {
   sed -i '/^# archive:begin/,/^# archive:end/d' "$user/WORKSPACE"
-  awk -v sum="$1" -v url="file://$scratch/rocm.tar" '
-    /^rules_offload_toolchains/ && !done {
-      print "# archive:begin"
-      print "load(\"@rules_offload//rules:repositories.bzl\", \"offload_rocm_repository\")"
-      print "offload_rocm_repository(name = \"offload_rocm\", urls = [\"" url "\"], sha256 = \"" sum "\", strip_prefix = \"rocm-5.2\")"
-      print "# archive:end"
-      done = 1
-    }
-    {print}' "$user/WORKSPACE" >"$user/WORKSPACE.new" && mv "$user/WORKSPACE.new" "$user/WORKSPACE"
+  [ $# -eq 0 ] && return
+  local block
+  block=$(printf '%s\n' "# archive:begin" "$@" "# archive:end")
+  BLOCK="$block" awk '/^rules_offload_toolchains/ && !done { print ENVIRON["BLOCK"]; done = 1 } {print}' \
+    "$user/WORKSPACE" >"$user/WORKSPACE.new" && mv "$user/WORKSPACE.new" "$user/WORKSPACE"
+}
+archive_ws() { # SHA256: offload_rocm from the archive
+  declare_sdks 'load("@rules_offload//rules:repositories.bzl", "offload_rocm_repository")' \
+    "offload_rocm_repository(name = \"offload_rocm\", urls = [\"file://$scratch/rocm.tar\"], sha256 = \"$1\", strip_prefix = \"rocm-5.2\")"
 }
 archive_ws "$sum"
 if user_bz build "${bazel_flags[@]}" //hip:scale >"$scratch/archive.log" 2>&1; then

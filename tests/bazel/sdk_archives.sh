@@ -1,5 +1,5 @@
 # SDKs from archives only (sourced by run.sh after hermetic.sh; uses its
-# user workspace, user_bz, archive_ws, ok, bad, bazel_flags and scratch):
+# user workspace, user_bz, declare_sdks, ok, bad, bazel_flags and scratch):
 #   H6 a fresh output base whose LLVM and CUDA both come from archives with
 #      sha256: LLVM 22 from a tarball of this machine's clang, lld, LLVM's
 #      shared libraries and the resource directory; CUDA from NVIDIA's
@@ -10,7 +10,7 @@
 #   H7 a component the manifest does not list fails with the ones it has.
 
 # The machine's outputs (H4's output base; cached, nothing runs).
-sed -i '/^# archive:begin/,/^# archive:end/d' "$user/WORKSPACE"
+declare_sdks
 example_targets=(//hip/... //cuda/...)
 digest_outputs() { # BAZEL_BIN: sha256 and path of each device image, object, archive and program
   (cd "$1" && find hip cuda -type f ! -name '*.runfiles_manifest' ! -name 'MANIFEST' ! -name '*.params' \
@@ -76,20 +76,9 @@ echo "$manifest}" >"$redist/redistrib_11.8.0.json"
 manifest_sum=$(sha256sum "$redist/redistrib_11.8.0.json" | cut -d' ' -f1)
 
 sdk_archives_ws() { # COMPONENTS...: LLVM and CUDA from the archives above
-  sed -i '/^# archive:begin/,/^# archive:end/d' "$user/WORKSPACE"
-  local list
-  list=$(printf '"%s", ' "$@")
-  awk -v llvm="file://$scratch/llvm-22.tar" -v llvm_sum="$llvm_sum" -v json="file://$redist/redistrib_11.8.0.json" \
-    -v json_sum="$manifest_sum" -v list="$list" '
-    /^rules_offload_toolchains/ && !done {
-      print "# archive:begin"
-      print "load(\"@rules_offload//rules:repositories.bzl\", \"offload_cuda_repository\")"
-      print "offload_llvm_repository(name = \"offload_llvm\", urls = [\"" llvm "\"], sha256 = \"" llvm_sum "\", strip_prefix = \"llvm-22\")"
-      print "offload_cuda_repository(name = \"offload_cuda\", redist_json = \"" json "\", redist_json_sha256 = \"" json_sum "\", redist_components = [" list "])"
-      print "# archive:end"
-      done = 1
-    }
-    {print}' "$user/WORKSPACE" >"$user/WORKSPACE.new" && mv "$user/WORKSPACE.new" "$user/WORKSPACE"
+  declare_sdks 'load("@rules_offload//rules:repositories.bzl", "offload_cuda_repository")' \
+    "offload_llvm_repository(name = \"offload_llvm\", urls = [\"file://$scratch/llvm-22.tar\"], sha256 = \"$llvm_sum\", strip_prefix = \"llvm-22\")" \
+    "offload_cuda_repository(name = \"offload_cuda\", redist_json = \"file://$redist/redistrib_11.8.0.json\", redist_json_sha256 = \"$manifest_sum\", redist_components = [$(printf '"%s", ' "$@")])"
 }
 archive_bz() { (cd "$user" && bazel --output_base="$scratch/ob_archives" "$@"); }
 sdk_archives_ws cuda_cudart cuda_nvcc libcurand
@@ -119,5 +108,5 @@ elif grep -q "lists no component cuda_nvrtc; it has cuda_cudart, cuda_nvcc, libc
 else
   bad "missing component failed for another reason: $(grep -m3 ERROR "$scratch/h7.log")"
 fi
-sed -i '/^# archive:begin/,/^# archive:end/d' "$user/WORKSPACE"
+declare_sdks
 archive_bz shutdown >/dev/null 2>&1
