@@ -4,7 +4,17 @@
 # dlopen, clock_gettime and pthreads.
 _CUDART_STATIC_FLAGS = ["-ldl", "-lrt", "-lpthread"]
 
-def _named(files, basename):
+def _shared(files, basename):
+    """The library to link: the link under the soname (libamdhip64.so.5) if there is one.
+
+    A program records the soname and its loader looks for that file beside
+    the program (Bazel's solib directory holds what was linked, under the
+    same name); linking libamdhip64.so itself would leave the loader to
+    find libamdhip64.so.5 on the machine instead.
+    """
+    versioned = [f for f in files if f.basename.startswith(basename + ".")]
+    if versioned:
+        return versioned[0]
     for f in files:
         if f.basename == basename:
             return f
@@ -34,7 +44,7 @@ def runtime_library(clang, kind, runtime):
         if not rocm or not rocm.found or not rocm.runtime:
             return None, ("the HIP runtime (libamdhip64.so) is not in the clang toolchain's ROCm; " +
                           "install libamdhip64-dev, or set runtime = \"none\" and link it yourself")
-        return struct(static = None, dynamic = [_named(rocm.runtime, "libamdhip64.so")], flags = []), ""
+        return struct(static = None, dynamic = [_shared(rocm.runtime, "libamdhip64.so")], flags = []), ""
     cuda = clang.cuda
     if not cuda or not cuda.found:
         return None, ("the clang toolchain has no CUDA installation, so no cudart to link; " +
@@ -42,7 +52,7 @@ def runtime_library(clang, kind, runtime):
     if runtime == "shared":
         if not cuda.cudart_shared:
             return None, "runtime = \"shared\": the CUDA installation has no libcudart.so"
-        return struct(static = None, dynamic = [_named(cuda.cudart_shared, "libcudart.so")], flags = []), ""
+        return struct(static = None, dynamic = [_shared(cuda.cudart_shared, "libcudart.so")], flags = []), ""
     if not cuda.cudart_static:
         return None, "the CUDA installation has no libcudart_static.a; set runtime = \"shared\" or \"none\""
     return struct(static = cuda.cudart_static[0], dynamic = [], flags = _CUDART_STATIC_FLAGS), ""

@@ -92,6 +92,36 @@ def link(rctx, target, name):
     """A link at name to target's real file, so that Bazel digests the file itself."""
     rctx.symlink(realpath(rctx, target), name)
 
+def _soname(rctx, path):
+    """The DT_SONAME of a shared library (objdump -p), or None."""
+    objdump = rctx.which("objdump")
+    if not objdump:
+        return None
+    res = rctx.execute([objdump, "-p", path])
+    for line in res.stdout.splitlines():
+        ws = words(line)
+        if len(ws) == 2 and ws[0] == "SONAME":
+            return ws[1]
+    return None
+
+def link_shared_library(rctx, target, name):
+    """Links a shared library at name, and beside it under its soname.
+
+    A program records the soname (libamdhip64.so.5), not the name it was
+    linked by, and its loader looks for that file in the program's RUNPATH:
+    the library Bazel links and ships in runfiles must be the soname's.
+
+    Args:
+      rctx: repository_ctx.
+      target: the library's path.
+      name: the link-time name in the repository ("lib/libamdhip64.so").
+    """
+    link(rctx, target, name)
+    directory, _, basename = name.rpartition("/")
+    soname = _soname(rctx, realpath(rctx, target))
+    if soname and soname != basename and "/" not in soname:
+        link(rctx, target, directory + "/" + soname)
+
 def first_existing(rctx, paths):
     for p in paths:
         if exists(rctx, p):

@@ -1,6 +1,6 @@
 """offload_rocm_repository: ROCm's HIP headers, device libraries and runtime."""
 
-load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "first_existing", "link", "list_dir", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "write_not_found", "write_repository")
+load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "first_existing", "link", "link_shared_library", "list_dir", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "write_not_found", "write_repository")
 
 _CANDIDATES = ["/opt/rocm", "/usr"]
 
@@ -56,7 +56,7 @@ def _offload_rocm_repository_impl(rctx):
         link(rctx, version_file, "share/hip/version")
     runtime = _runtime_library(rctx, root)
     if runtime:
-        link(rctx, runtime, "lib/libamdhip64.so")
+        link_shared_library(rctx, runtime, "lib/libamdhip64.so")
 
     bitcode = list_dir(rctx, bitcode_dir)
     processors = sorted(["gfx" + s for s in _suffixes(bitcode, "oclc_isa_version_")])

@@ -5,7 +5,11 @@
 #      LLVM 22, ROCm and CUDA do not exist: every non-internal action runs
 #      remotely, and the outputs equal the local build's file for file;
 #   R2 a toolchain that names clang by an absolute path (an undeclared SDK
-#      file) builds locally and fails on that worker.
+#      file) builds locally and fails on that worker;
+#   R3 the integration tests pass on that worker too: the LLVM tools and
+#      cuobjdump they compare against are their data (@offload_oracles), as
+#      are clang and the SDKs they run, and the programs they run find the
+#      HIP and CUDA runtimes they link in their runfiles.
 
 worker_dir="$scratch/worker"
 remote_bz() { (cd "$user" && bazel --output_base="$scratch/ob_remote" "$@"); }
@@ -65,6 +69,21 @@ EOF
     bad "the undeclared compile failed remotely for another reason: $(grep -m3 -E 'ERROR|error' "$scratch/r2.log")"
   fi
   rm -rf "$user/undeclared"
+
+  # R3: this workspace's integration tests, in an output base of their own.
+  tests_bz() { (cd "$here" && bazel --output_base="$scratch/ob_remote_tests" "$@"); }
+  tests_bz test "${bazel_flags[@]}" --spawn_strategy=remote --remote_executor="$addr" --remote_timeout=600 \
+    //integration:all >"$scratch/r3.log" 2>&1
+  st=$?
+  procs=$(grep -oE 'INFO: [0-9]+ processes: .*' "$scratch/r3.log" | tail -1)
+  others=$(sed -E 's/^INFO: [0-9]+ processes: //; s/\.$//' <<<"$procs" | tr ',' '\n' | grep -vE ' (internal|remote|remote cache hit)$' | tr -d '\n')
+  n_tests=$(grep -cE '^//integration:[^ ]+ +(\(cached\) )?PASSED' "$scratch/r3.log")
+  if [ $st -eq 0 ] && [ -z "$others" ] && [ "$n_tests" -gt 10 ]; then
+    ok "remote execution: the $n_tests integration tests pass on the worker without the SDKs (${procs#INFO: })"
+  else
+    bad "integration tests on the remote worker (exit $st; $procs): $(grep -m5 -E '^FAIL|ERROR|error:' "$scratch/r3.log" | tr '\n' ' ')"
+  fi
+  tests_bz shutdown >/dev/null 2>&1
   remote_bz shutdown >/dev/null 2>&1
   user_bz shutdown >/dev/null 2>&1
   "$root/tests/remote/worker.sh" down "$worker_dir"

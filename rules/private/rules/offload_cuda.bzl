@@ -6,7 +6,8 @@ load("//rules/private:providers.bzl", "OffloadCudaInfo")
 def _offload_cuda_impl(ctx):
     files = depset(ctx.files.headers + ctx.files.libdevice)
     return [
-        DefaultInfo(files = files),
+        # As data (a test that runs the SDK itself), the same files at run time.
+        DefaultInfo(files = files, runfiles = ctx.runfiles(transitive_files = files)),
         OffloadCudaInfo(
             found = ctx.attr.found,
             error = ctx.attr.error,

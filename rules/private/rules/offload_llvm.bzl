@@ -8,7 +8,8 @@ def _offload_llvm_impl(ctx):
         ([ctx.file.lld] if ctx.file.lld else []),
     )
     return [
-        DefaultInfo(files = files),
+        # As data (a test that runs the SDK itself), the same files at run time.
+        DefaultInfo(files = files, runfiles = ctx.runfiles(transitive_files = files)),
         OffloadLlvmInfo(
             clang = ctx.file.clang,
             lld = ctx.file.lld,

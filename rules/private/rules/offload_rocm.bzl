@@ -6,7 +6,8 @@ load("//rules/private:providers.bzl", "OffloadRocmInfo")
 def _offload_rocm_impl(ctx):
     files = depset(ctx.files.headers + ctx.files.device_libs + ctx.files.version_file)
     return [
-        DefaultInfo(files = files),
+        # As data (a test that runs the SDK itself), the same files at run time.
+        DefaultInfo(files = files, runfiles = ctx.runfiles(transitive_files = files)),
         OffloadRocmInfo(
             found = ctx.attr.found,
             error = ctx.attr.error,
