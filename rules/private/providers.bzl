@@ -156,6 +156,8 @@ headers, device-library bitcode and the HIP runtime, with what it supports.""",
         "wavefront_macro": "bool: whether the HIP headers read __AMDGCN_WAVEFRONT_SIZE.",
         "files": "depset of File: headers, device libraries and the version file (compile inputs).",
         "runtime": "list of File: libamdhip64 for linking.",
+        "hip_bitcode": "File or None: hip.bc, the device library of ROCm before 6 that its HIP headers " +
+                       "call into (__syncthreads, __threadfence), which clang 22 does not link by itself.",
     },
 )
 

@@ -39,6 +39,30 @@ def wavefront_size(processor):
         return 32  # gfx1010 ... gfx1201, and gfx10-1-generic ... gfx12-generic
     return 64
 
+def hip_bitcode_flags(clang, copts):
+    """Links ROCm 5's hip.bc into a HIP device compile, as the clang of ROCm 5 did.
+
+    ROCm 5's HIP headers implement __syncthreads, __threadfence and friends
+    with functions of hip.bc (__atomic_work_item_fence); clang 22 does not
+    link that library by itself, so such kernels fail to link
+    ("undefined hidden symbol: __atomic_work_item_fence"). ROCm 6 dropped
+    hip.bc and the headers' need of it. -nogpulib opts out, as for the other
+    device libraries.
+
+    Args:
+      clang: OffloadClangInfo.
+      copts: the rule's copts.
+
+    Returns:
+      list of string: the -Xclang flags, or none.
+    """
+    rocm = clang.rocm
+    if not rocm or not rocm.found or not rocm.hip_bitcode:
+        return []
+    if "-nogpulib" in clang.copts + clang.kind_copts.get("hip", []) + copts:
+        return []
+    return ["-Xclang", "-mlink-builtin-bitcode", "-Xclang", rocm.hip_bitcode.path]
+
 def source_cuid(ctx, src):
     """The default compilation unit ID of a source: the same on every machine.
 
@@ -148,6 +172,7 @@ def device_compile_command(
     wavefront = 0
     if kind == "hip" and target.triple.startswith("amdgcn"):
         wavefront = wavefront_size(target.processor)
+        args.add_all(hip_bitcode_flags(clang, copts))
     inputs, mapping = add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes, compilation_context, hdrs)
     args.add("-o", out)
     args.add(src)

@@ -18,6 +18,7 @@ def _offload_rocm_impl(ctx):
             wavefront_macro = ctx.attr.wavefront_macro,
             files = files,
             runtime = ctx.files.runtime,
+            hip_bitcode = ([f for f in ctx.files.device_libs if f.basename == "hip.bc"] or [None])[0],
         ),
     ]
 

@@ -90,6 +90,16 @@ def _hip_library_test(ctx):
             "-DSCALE=2",
         ]:
             _has(env, h.argv, arg, "HIP host compile")
+
+        # hip.bc is device code: never linked into the host half.
+        if "-mlink-builtin-bitcode" in h.argv:
+            analysistest.fail(env, "HIP host compile links device bitcode: %r" % h.argv)
+
+    # ROCm 5's hip.bc (barriers, fences) in every device compile.
+    for c in _actions(env, "OffloadCompile"):
+        i = c.argv.index("-mlink-builtin-bitcode") if "-mlink-builtin-bitcode" in c.argv else -1
+        if i < 1 or c.argv[i - 1] != "-Xclang" or c.argv[i + 2] != "external/offload_rocm/amdgcn/bitcode/hip.bc":
+            analysistest.fail(env, "HIP device compile does not link hip.bc: %r" % c.argv)
     info = analysistest.target_under_test(env)[CcInfo]
 
     # The runtime under its soname (ROCm 5's), the file the program's loader
