@@ -7,7 +7,7 @@ BIN := bin
 GAZELLE := github.com/bazelbuild/bazel-gazelle/cmd/gazelle@v0.45.0
 BUILDIFIER := github.com/bazelbuild/buildtools/buildifier@v0.0.0-20240918101019-be1c24cc9a44
 
-.PHONY: all build deps demo test lint gotest bazeltest bench gazelle fuzz
+.PHONY: all build deps demo test lint gotest bazeltest bench bench-bazel gazelle fuzz
 
 all: build
 
@@ -49,3 +49,8 @@ test: deps lint gotest bazeltest
 
 bench: deps build
 	./tests/bench/run.sh
+
+# The Bazel-level benchmark: per-target actions against one multi-arch clang
+# per source, a remote cache and executor (docs/performance.md).
+bench-bazel: deps
+	./tests/bench/bazel.sh
