@@ -332,11 +332,28 @@ _ARM_SYNONYMS = {
     "v8.1m.main": "v8.1-m.main",
 }
 
-def _first_prefix(rules, s):
+def _by_first_char(rules):
+    """Rules grouped by their prefix's first character, in their order.
+
+    Parsing a target scans only the rules that can match its component:
+    scanning them all was a quarter of the analysis time of a package of
+    1,000 offload targets (Bazel's --starlark_cpu_profile).
+    """
+    index = {}
     for prefix, kind in rules:
+        index.setdefault(prefix[:1], []).append((prefix, kind))
+    return index
+
+def _first_prefix(index, s):
+    """The kind of the first rule (from _by_first_char) whose prefix starts s, or ""."""
+    for prefix, kind in index.get(s[:1], []):
         if s.startswith(prefix):
             return kind
     return ""
+
+_OS_INDEX = _by_first_char(_OS_RULES)
+
+_ENV_INDEX = _by_first_char(_ENV_RULES)
 
 def _substr(s, start, n):
     """StringRef::substr: both bounds clamp to the string."""
@@ -454,10 +471,10 @@ def parse_vendor(name):
     return _VENDORS.get(name, "")
 
 def parse_os(name):
-    return _first_prefix(_OS_RULES, name)
+    return _first_prefix(_OS_INDEX, name)
 
 def parse_environment(name):
-    return _first_prefix(_ENV_RULES, name)
+    return _first_prefix(_ENV_INDEX, name)
 
 def parse_format(name):
     for f in _FORMAT_RULES:

@@ -12,11 +12,21 @@ load("//rules/private/actions:bundle.bzl", "emit_bundle")
 # Text bundle types hold one source per target; so do bitcode bundles.
 _ONE_SOURCE_TYPES = ["bc", "ll", "s", "i", "ii", "cui", "hipi"]
 
-def _host_bundle_id(ctx, triple):
+def _parse_host_id(triple):
+    """(the host entry ID of a triple, error)."""
     e, err = parse_entry_id("host-" + normalize_triple(triple.split("-"), 4) + "-")
-    if err or entry_id_error(e):
-        fail("%s: host_triple %r is not a valid triple: %s" % (ctx.label, triple, err or entry_id_error(e)))
-    return e.id
+    return (e.id if e else ""), err or (entry_id_error(e) if e else "")
+
+# The usual host entry, parsed once when this file loads, not per bundle.
+_DEFAULT_HOST_ID = _parse_host_id(DEFAULT_HOST_TRIPLE)[0]
+
+def _host_bundle_id(ctx, triple):
+    if triple == DEFAULT_HOST_TRIPLE:
+        return _DEFAULT_HOST_ID
+    entry, err = _parse_host_id(triple)
+    if err:
+        fail("%s: host_triple %r is not a valid triple: %s" % (ctx.label, triple, err))
+    return entry
 
 def _host_triple(ctx):
     """The host entry's triple: given, else the one clang pairs with this container.
