@@ -23,23 +23,40 @@ func init() {
 	})
 }
 
-const bundlerOverview = `A tool to bundle several input files of the specified type <type>
-referring to the same source file but different targets into a single
-one. The resulting file can also be unbundled into different files by
-this tool if -unbundle is provided.`
+// LLVM's overview, whose first three lines end in a space.
+const bundlerOverview = "A tool to bundle several input files of the specified type <type> \n" +
+	"referring to the same source file but different targets into a single \n" +
+	"one. The resulting file can also be unbundled into different files by \n" +
+	"this tool if -unbundle is provided."
+
+// bundlerTypeHelp is --type's description: the file types, one a line.
+const bundlerTypeHelp = "Type of the files to be bundled/unbundled.\n" +
+	"Current supported types are:\n" +
+	"  i    - cpp-output\n" +
+	"  ii   - c++-cpp-output\n" +
+	"  cui  - cuda-cpp-output\n" +
+	"  hipi - hip-cpp-output\n" +
+	"  d    - dependency\n" +
+	"  ll   - llvm\n" +
+	"  bc   - llvm-bc\n" +
+	"  s    - assembler\n" +
+	"  o    - object\n" +
+	"  a    - archive of objects\n" +
+	"  gch  - precompiled-header\n" +
+	"  ast  - clang AST file"
 
 type bundlerFlags struct {
 	set                                                      *cl.Set
 	fileType, targets, input, inputs, output, outputs        *cl.Option
 	unbundle, list, printCmds, allowMissing, align, checkArc *cl.Option
-	hipOpenMP, compress, level, verbose, help, version       *cl.Option
+	hipOpenMP, compress, level, verbose, version             *cl.Option
 	method, maxSize, skipHash                                *cl.Option
 }
 
 func newBundlerFlags(prog string) *bundlerFlags {
 	s := cl.NewSet(prog, bundlerOverview, "[options]")
 	f := &bundlerFlags{set: s}
-	f.fileType = s.String("type", "string", "Type of the files to be bundled/unbundled: i ii cui hipi d ll bc s o a gch ast")
+	f.fileType = s.String("type", "string", bundlerTypeHelp)
 	f.fileType.Required = true
 	f.targets = s.List("targets", "string", "[<offload kind>-<target triple>,...]", true)
 	f.input = s.List("input", "string", "Input file. Can be specified multiple times for multiple input files.", false)
@@ -48,20 +65,25 @@ func newBundlerFlags(prog string) *bundlerFlags {
 	f.outputs = s.List("outputs", "string", "[<output file>,...] (deprecated)", true)
 	f.unbundle = s.Bool("unbundle", "Unbundle bundled file into several output files.")
 	f.list = s.Bool("list", "List bundle IDs in the bundled file.")
-	f.printCmds = s.Bool("###", "Print the llvm-objcopy commands LLVM would run (the work is done in-process).")
+	// Ours prints the llvm-objcopy commands LLVM would run; the work is done in-process.
+	f.printCmds = s.Bool("###", "Print any external commands that are to be executed instead of actually executing them - for testing purposes.")
 	f.allowMissing = s.Bool("allow-missing-bundles", "Create empty files if bundles are missing when unbundling.")
 	f.align = s.String("bundle-align", "uint", "Alignment of bundle for binary files")
 	f.checkArc = s.Bool("check-input-archive", "Check if input heterogeneous archive is valid in terms of TargetID rules.")
 	f.hipOpenMP = s.Bool("hip-openmp-compatible", "Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa.")
 	f.compress = s.Bool("compress", "Compress output file when bundling.")
-	f.level = s.String("compression-level", "int", "Specify the compression level (integer)")
+	f.level = s.String("compression-level", "n", "Specify the compression level (integer)")
 	f.verbose = s.Bool("verbose", "Print debug information.")
-	f.help = s.Bool("help", "Display available options")
+	f.version = s.DeclareLLVMHelp("clang-offload-bundler options")
 	s.Alias("h", "help")
-	f.version = s.Bool("version", "Display the version of this program")
+	// Ours, not LLVM's: hidden, so that --help prints LLVM's text; listed
+	// by --help-hidden.
 	f.method = s.String("compression", "zlib|zstd", "Compression method for -compress (default zstd; not in LLVM)")
 	f.maxSize = s.String("max-uncompressed-size", "bytes", "Decompress at most this much from the input, over all its compressed records (default 4G; K, M, G suffixes; not in LLVM)")
 	f.skipHash = s.Bool("skip-hash-check", "Do not verify the MD5 of compressed inputs, as LLVM does not (not in LLVM)")
+	for _, o := range []*cl.Option{f.method, f.maxSize, f.skipHash} {
+		o.Hidden = true
+	}
 	return f
 }
 
@@ -71,8 +93,8 @@ func runBundler(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
 		return 1
 	}
-	if f.help.On {
-		f.set.PrintHelp(stdout)
+	if r, ok := f.set.Requested(); ok {
+		f.set.PrintLLVMHelp(stdout, r)
 		return 0
 	}
 	if f.version.On {

@@ -62,17 +62,18 @@ func runWrapper(prog string, args []string, stdout, stderr io.Writer) int {
 		return runClangOffloadWrapper(prog, args, stdout, stderr)
 	}
 	s := cl.NewSet(prog, "Generate runtime registration code for a device binary image", "[options] Wrap input from <file>")
-	kind := s.String("kind", "value", "Wrap for offload kind: openmp, cuda or hip")
+	kind := s.String("kind", "value", "Wrap for offload kind:")
+	kind.Enum = []cl.EnumValue{{Name: "openmp", Help: "Wrap OpenMP binaries"},
+		{Name: "cuda", Help: "Wrap CUDA binaries"}, {Name: "hip", Help: "Wrap HIP binaries"}}
 	kind.Required, s.MinPositional = true, 1
 	out := s.String("o", "file", "Write output to <file>.")
 	triple := s.String("triple", "string", "Target triple for the wrapper module")
-	help := s.Bool("help", "Display available options")
-	ver := s.Bool("version", "Display the version of this program")
+	ver := s.DeclareLLVMHelp("llvm-offload-wrapper options")
 	if err := s.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
 		return 1
 	}
-	if code, done := helpOrRequired(s, prog, "llvm-offload-wrapper", help, ver, stdout, stderr); done {
+	if code, done := helpOrRequired(s, prog, "llvm-offload-wrapper", ver, stdout, stderr); done {
 		return code
 	}
 	k, err := wrapper.ParseKind(kind.Value())
@@ -135,7 +136,7 @@ func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer
 	notes := s.Bool("add-omp-offload-notes", "Add LLVMOMPOFFLOAD ELF notes to ELF device images.")
 	saveTemps := s.Bool("save-temps", "Save temporary files (accepted; no temporary files are made).")
 	saveTemps.Hidden = true
-	help := s.Bool("help", "Display available options")
+	s.Bool("help", "Display available options")
 	s.Alias("h", "help")
 	ver := s.Bool("version", "Display the version of this program")
 	expanded, err := cl.ExpandResponseFiles(args)
@@ -146,7 +147,7 @@ func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
 		return 1
 	}
-	if code, done := helpOrRequired(s, prog, "clang-offload-wrapper", help, ver, stdout, stderr); done {
+	if code, done := helpOrRequired(s, prog, "clang-offload-wrapper", ver, stdout, stderr); done {
 		return code
 	}
 	archs, err := pairArchs(expanded, map[string]bool{"o": true, "target": true})
@@ -393,9 +394,14 @@ func unwrapPath(err error) string {
 // helpOrRequired answers --help and --version (which LLVM's tools honour
 // before checking anything else) and then refuses missing required
 // options. done reports that the run ends here, with code its exit status.
-func helpOrRequired(s *cl.Set, prog, tool string, help, ver *cl.Option, stdout, stderr io.Writer) (code int, done bool) {
+// A set with a Category prints help in LLVM's layout.
+func helpOrRequired(s *cl.Set, prog, tool string, ver *cl.Option, stdout, stderr io.Writer) (code int, done bool) {
+	r, help := s.Requested()
 	switch {
-	case help.On:
+	case help && s.Category != "":
+		s.PrintLLVMHelp(stdout, r)
+		return 0, true
+	case help:
 		s.PrintHelp(stdout)
 		return 0, true
 	case ver.On:

@@ -37,6 +37,8 @@ type Option struct {
 
 	// Required makes CheckRequired insist on the option (cl::Required).
 	Required bool
+	// Enum lists the values PrintLLVMHelp shows under the option.
+	Enum []EnumValue
 
 	Values []string // every value given, in order
 	Count  int      // occurrences
@@ -65,9 +67,11 @@ func (o *Option) Value() string {
 
 // Set is a collection of options for one program.
 type Set struct {
-	Prog       string
-	Overview   string
-	Usage      string
+	Prog     string
+	Overview string
+	Usage    string
+	// Category titles the program's options in PrintLLVMHelp.
+	Category   string
 	opts       []*Option
 	byName     map[string]*Option
 	Positional []string
