@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/bundle"
@@ -178,13 +179,14 @@ func compressTo(out *atomicfile.File, cfg *Config, size int64, write func(io.Wri
 		defer tmp.Close()
 		dst = tmp
 	}
+	start := time.Now()
 	h, err := ccob.Compress(dst, pr, size, opt)
 	pr.CloseWithError(err)
 	if err != nil {
 		return err
 	}
 	if cfg.Verbose {
-		printCompressed(cfg, h)
+		printCompressed(cfg, h, time.Since(start))
 	}
 	if tmp != nil {
 		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
@@ -196,7 +198,9 @@ func compressTo(out *atomicfile.File, cfg *Config, size int64, write func(io.Wri
 	return nil
 }
 
-func printCompressed(cfg *Config, h ccob.Header) {
+// printCompressed writes -verbose's report of a compression, LLVM's lines
+// in LLVM's order (the speed is a timing, so it differs run to run).
+func printCompressed(cfg *Config, h ccob.Header, took time.Duration) {
 	compressed := h.TotalSize - uint64(h.HeaderSize)
 	fmt.Fprintf(cfg.Stderr, "Compressed bundle format version: %d\n", h.Version)
 	fmt.Fprintf(cfg.Stderr, "Total file size (including headers): %s bytes\n", commas(h.TotalSize))
@@ -212,7 +216,8 @@ func printCompressed(cfg *Config, h ccob.Header) {
 		rate := float64(h.UncompressedSize) / float64(compressed)
 		fmt.Fprintf(cfg.Stderr, "Compression rate: %.2f\nCompression ratio: %.2f%%\n", rate, 100/rate)
 	}
-	fmt.Fprintf(cfg.Stderr, "Truncated MD5 hash: 0x%016x\n", h.Hash)
+	fmt.Fprintf(cfg.Stderr, "Compression speed: %s\n", speed(h.UncompressedSize, took))
+	fmt.Fprintf(cfg.Stderr, "Truncated MD5 hash: %s\n", hashHex(h.Hash))
 }
 
 // writeObject adds one bundle section per target to the host object; the
@@ -270,4 +275,20 @@ func quoteAll(args []string) string {
 		q[i] = `"` + a + `"`
 	}
 	return strings.Join(q, " ")
+}
+
+// speed formats bytes per duration as LLVM's verbose output does: MiB/s
+// with two decimals, under the name MB/s.
+func speed(bytes uint64, took time.Duration) string {
+	secs := took.Seconds()
+	if secs <= 0 {
+		secs = 1e-9
+	}
+	return fmt.Sprintf("%.2f MB/s", float64(bytes)/(1024*1024)/secs)
+}
+
+// hashHex formats a truncated MD5 as LLVM's format_hex(v, 16): "0x" and at
+// least 14 digits.
+func hashHex(v uint64) string {
+	return fmt.Sprintf("0x%014x", v)
 }

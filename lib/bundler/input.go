@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rules-offload/rules_offload/lib/ccob"
 )
@@ -199,6 +200,7 @@ func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Confi
 	if err != nil {
 		return nil, 0, err
 	}
+	start := time.Now()
 	h, used, check, err := ccob.DecompressDeferred(tmp, r, size, opt)
 	if err != nil {
 		tmp.Close()
@@ -209,16 +211,37 @@ func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Confi
 			tmp.Close()
 			return nil, 0, err
 		}
-		match := "Yes"
-		if opt.SkipHashCheck {
-			match = "not checked (--skip-hash-check)"
-		}
-		fmt.Fprintf(cfg.Stderr, "Compressed bundle format version: %d\nDecompression method: %s\nSize before decompression: %s bytes\nSize after decompression: %s bytes\nStored hash: 0x%016x\nHashes match: %s\n",
-			h.Version, h.Method, commas(uint64(used)-uint64(h.HeaderSize)), commas(h.UncompressedSize), h.Hash, match)
+		printDecompressed(cfg, h, uint64(used)-uint64(h.HeaderSize), time.Since(start), opt.SkipHashCheck)
 	}
 	// Closing waits for the check, so its goroutine never outlives the part.
 	undo := []func(){func() { tmp.Close() }, func() { check() }}
 	return &source{name: "", r: tmp, size: int64(h.UncompressedSize), undo: undo, check: check}, used, nil
+}
+
+// printDecompressed writes -verbose's report of a decompression, LLVM's
+// lines in LLVM's order. The hash was checked (a mismatch is an error here,
+// where LLVM prints "Hashes match: No" and goes on), so the recalculated
+// hash is the stored one; --skip-hash-check says that it was not checked.
+func printDecompressed(cfg *Config, h ccob.Header, compressed uint64, took time.Duration, skipHash bool) {
+	w := cfg.Stderr
+	fmt.Fprintf(w, "Compressed bundle format version: %d\n", h.Version)
+	if h.Version >= 2 {
+		fmt.Fprintf(w, "Total file size (from header): %s bytes\n", commas(h.TotalSize))
+	}
+	fmt.Fprintf(w, "Decompression method: %s\n", h.Method)
+	fmt.Fprintf(w, "Size before decompression: %s bytes\n", commas(compressed))
+	fmt.Fprintf(w, "Size after decompression: %s bytes\n", commas(h.UncompressedSize))
+	if compressed > 0 && h.UncompressedSize > 0 {
+		rate := float64(h.UncompressedSize) / float64(compressed)
+		fmt.Fprintf(w, "Compression rate: %.2f\nCompression ratio: %.2f%%\n", rate, 100/rate)
+	}
+	fmt.Fprintf(w, "Decompression speed: %s\n", speed(h.UncompressedSize, took))
+	fmt.Fprintf(w, "Stored hash: %s\n", hashHex(h.Hash))
+	if skipHash {
+		fmt.Fprintf(w, "Hashes match: not checked (--skip-hash-check)\n")
+		return
+	}
+	fmt.Fprintf(w, "Recalculated hash: %s\nHashes match: Yes\n", hashHex(h.Hash))
 }
 
 // describe renders an OS error the way LLVM prints a std::error_code:
