@@ -45,9 +45,9 @@ def hip_bitcode_flags(clang, copts):
     ROCm 5's HIP headers implement __syncthreads, __threadfence and friends
     with functions of hip.bc (__atomic_work_item_fence); clang 22 does not
     link that library by itself, so such kernels fail to link
-    ("undefined hidden symbol: __atomic_work_item_fence"). ROCm 6 dropped
-    hip.bc and the headers' need of it. -nogpulib opts out, as for the other
-    device libraries.
+    ("undefined hidden symbol: __atomic_work_item_fence"). A ROCm without
+    hip.bc gets no flag. -nogpulib opts out, as for the other device
+    libraries.
 
     Args:
       clang: OffloadClangInfo.
