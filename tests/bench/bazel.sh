@@ -4,7 +4,8 @@
 # then a remote cache and a remote executor (Bazel's own worker). Prints a
 # markdown report (docs/performance.md keeps one) and writes the chart.
 #
-#   tests/bench/bazel.sh                      S = 12, 3/5/8 targets (about 20 minutes on 2 cores)
+#   tests/bench/bazel.sh                      S = 12, 3/5/8 targets
+#   BENCH_SOURCES=24 tests/bench/bazel.sh     docs/performance.md's run (32 minutes on 2 cores)
 #   BENCH_SOURCES=2 BENCH_CURVE=1 BENCH_MANY=50 tests/bench/bazel.sh   smoke run
 #
 # Environment: BENCH_DIR (work directory, default $TMPDIR/offload-bazel-bench,
