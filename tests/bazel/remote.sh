@@ -12,6 +12,15 @@
 #      HIP and CUDA runtimes they link in their runfiles.
 
 worker_dir="$scratch/worker"
+
+# Bazel's last "INFO: N processes: ..." line of a log.
+processes() { grep -oE 'INFO: [0-9]+ processes: .*' "$1" | tail -1; }
+# The parts of such a line that ran neither remotely nor inside Bazel
+# (nor came from the remote cache): empty when nothing ran locally.
+ran_locally() {
+  sed -E 's/^INFO: [0-9]+ processes: //; s/\.$//' <<<"$1" | tr ',' '\n' |
+    grep -vE ' (internal|remote|remote cache hit)$' | tr -d '\n'
+}
 remote_bz() { (cd "$user" && bazel --output_base="$scratch/ob_remote" "$@"); }
 if addr=$("$root/tests/remote/worker.sh" up "$worker_dir" 2>"$scratch/worker_up.log"); then
   remote_flags=("${bazel_flags[@]}" --config=rbe --remote_executor="$addr")
@@ -20,8 +29,8 @@ if addr=$("$root/tests/remote/worker.sh" up "$worker_dir" 2>"$scratch/worker_up.
   st=$?
   t1=$(date +%s)
   # "INFO: 130 processes: 34 internal, 96 remote."
-  procs=$(grep -oE 'INFO: [0-9]+ processes: .*' "$scratch/r1.log" | tail -1)
-  others=$(sed -E 's/^INFO: [0-9]+ processes: //; s/\.$//' <<<"$procs" | tr ',' '\n' | grep -vE ' (internal|remote)$' | tr -d '\n')
+  procs=$(processes "$scratch/r1.log")
+  others=$(ran_locally "$procs")
   digest_outputs "$(remote_bz info "${remote_flags[@]}" bazel-bin 2>/dev/null)" >"$scratch/r1.sums"
   n=$(wc -l <"$scratch/h6_local.sums")
   if [ $st -eq 0 ] && [ -n "$procs" ] && [ -z "$others" ] && grep -q ' remote' <<<"$procs" &&
@@ -75,8 +84,8 @@ EOF
   tests_bz test "${bazel_flags[@]}" --spawn_strategy=remote --remote_executor="$addr" --remote_timeout=600 \
     //integration:all >"$scratch/r3.log" 2>&1
   st=$?
-  procs=$(grep -oE 'INFO: [0-9]+ processes: .*' "$scratch/r3.log" | tail -1)
-  others=$(sed -E 's/^INFO: [0-9]+ processes: //; s/\.$//' <<<"$procs" | tr ',' '\n' | grep -vE ' (internal|remote|remote cache hit)$' | tr -d '\n')
+  procs=$(processes "$scratch/r3.log")
+  others=$(ran_locally "$procs")
   n_tests=$(grep -cE '^//integration:[^ ]+ +(\(cached\) )?PASSED' "$scratch/r3.log")
   if [ $st -eq 0 ] && [ -z "$others" ] && [ "$n_tests" -gt 10 ]; then
     ok "remote execution: the $n_tests integration tests pass on the worker without the SDKs (${procs#INFO: })"
