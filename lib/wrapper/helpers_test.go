@@ -100,6 +100,7 @@ func needX86Linux(t testing.TB) {
 // emitters maps each form to its function.
 var emitters = map[string]func(w *bytes.Buffer, imgs []Image, o Options) error{
 	"ll":  func(w *bytes.Buffer, imgs []Image, o Options) error { return EmitLL(w, imgs, o) },
+	"bc":  func(w *bytes.Buffer, imgs []Image, o Options) error { return EmitBC(w, imgs, o) },
 	"c":   func(w *bytes.Buffer, imgs []Image, o Options) error { return EmitC(w, imgs, o) },
 	"s":   func(w *bytes.Buffer, imgs []Image, o Options) error { return EmitAsm(w, imgs, o) },
 	"obj": func(w *bytes.Buffer, imgs []Image, o Options) error { return EmitObj(w, imgs, o) },
@@ -144,6 +145,9 @@ func buildForms(t *testing.T, dir, tag string, imgs []Image, o Options) map[stri
 		objs["c/clang-22"] = tag + "-c-clang.o"
 		llvmtest.Run(t, dir, "clang-22", "-c", "-x", "ir", "-o", tag+"-ll-clang.o", tag+".ll")
 		objs["ll/clang-22"] = tag + "-ll-clang.o"
+		write(tag+".bc", emit(t, "bc", imgs, o))
+		llvmtest.Run(t, dir, "clang-22", "-c", "-o", tag+"-bc-clang.o", tag+".bc")
+		objs["bc/clang-22"] = tag + "-bc-clang.o"
 	}
 	return objs
 }

@@ -14,9 +14,9 @@ import (
 
 // Checks against LLVM 22 and the system assemblers and linkers.
 
-// TestLLMatchesLLVM compares the IR of EmitLL with llvm-offload-wrapper-22's:
-// both are put through llvm-dis-22 (ours after llvm-as-22) and must be
-// identical except for the ModuleID comment.
+// TestLLMatchesLLVM compares the IR of EmitLL and EmitBC with
+// llvm-offload-wrapper-22's: all are put through llvm-dis-22 (our text after
+// llvm-as-22) and must be identical except for the ModuleID comment.
 func TestLLMatchesLLVM(t *testing.T) {
 	llvmtest.Need(t, "llvm-offload-wrapper-22", "llvm-as-22", "llvm-dis-22")
 	dir := t.TempDir()
@@ -58,6 +58,44 @@ func TestLLMatchesLLVM(t *testing.T) {
 			llvmtest.Run(t, dir, "llvm-dis-22", "my.bc", "-o", "my2.ll")
 			if d := diffAfterModuleID(t, filepath.Join(dir, "ref.ll"), filepath.Join(dir, "my2.ll")); d != "" {
 				t.Errorf("%s: IR differs from llvm-offload-wrapper-22's: %s", name, d)
+			}
+			os.WriteFile(filepath.Join(dir, "direct.bc"), emit(t, "bc", imgs, Options{Kind: c.kind, Triple: triple, AnyImage: true}), 0o644)
+			llvmtest.Run(t, dir, "llvm-dis-22", "direct.bc", "-o", "direct.ll")
+			if d := diffAfterModuleID(t, filepath.Join(dir, "ref.ll"), filepath.Join(dir, "direct.ll")); d != "" {
+				t.Errorf("%s: bitcode differs from llvm-offload-wrapper-22's: %s", name, d)
+			}
+		}
+	}
+}
+
+// TestLegacyBCMatchesLL checks EmitBC for the Legacy ABI, which LLVM 22
+// cannot write: llvm-dis-22 prints our bitcode as it prints our text after
+// llvm-as-22 (the text's behaviour is checked by the runtime tests).
+func TestLegacyBCMatchesLL(t *testing.T) {
+	llvmtest.Need(t, "llvm-as-22", "llvm-dis-22")
+	dir := t.TempDir()
+	ob := memImage(offloadBinaryVector())
+	withArch := memImage(offloadBinaryVector())
+	withArch.Arch = "gfx90a:xnack+"
+	for _, c := range []struct {
+		kind Kind
+		imgs []Image
+	}{
+		{OpenMP, []Image{ob}},
+		{OpenMP, []Image{withArch, withArch, withArch}},
+		{CUDA, []Image{memImage(fatbinFixture())}},
+		{HIP, []Image{memImage(bundleVector())}},
+	} {
+		for _, triple := range []string{"x86_64-pc-linux-gnu", "aarch64-unknown-linux-gnu"} {
+			name := fmt.Sprintf("%v-%d-%s", c.kind, len(c.imgs), triple)
+			o := Options{Kind: c.kind, Triple: triple, ABI: Legacy}
+			os.WriteFile(filepath.Join(dir, "text.ll"), emit(t, "ll", c.imgs, o), 0o644)
+			os.WriteFile(filepath.Join(dir, "direct.bc"), emit(t, "bc", c.imgs, o), 0o644)
+			llvmtest.Run(t, dir, "llvm-as-22", "text.ll", "-o", "text.bc")
+			llvmtest.Run(t, dir, "llvm-dis-22", "text.bc", "-o", "text2.ll")
+			llvmtest.Run(t, dir, "llvm-dis-22", "direct.bc", "-o", "direct.ll")
+			if d := diffAfterModuleID(t, filepath.Join(dir, "text2.ll"), filepath.Join(dir, "direct.ll")); d != "" {
+				t.Errorf("%s: bitcode differs from the text: %s", name, d)
 			}
 		}
 	}

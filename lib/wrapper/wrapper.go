@@ -18,8 +18,9 @@
 // Legacy OpenMP layout is the one of clang-offload-wrapper (LLVM <= 14 and the
 // AMD variant), including __tgt_image_info records for --offload-arch.
 //
-// The same registration can be written in four forms: LLVM IR text (EmitLL,
-// which clang compiles), portable C (EmitC) and GNU assembly (EmitAsm), both
+// The same registration can be written in five forms: LLVM bitcode and IR
+// text (EmitBC and EmitLL, from one lib/ir module; clang compiles both),
+// portable C (EmitC) and GNU assembly (EmitAsm), both
 // compiled by gcc or clang with the images included through .incbin, and a
 // finished ELF relocatable object for x86-64 or AArch64 (EmitObj), which
 // needs no compiler at all. All output is deterministic.

@@ -155,10 +155,7 @@ func matrix(t testing.TB) []matrixCase {
 	return out
 }
 
-func TestLLEscape(t *testing.T) {
-	if got := llEscape([]byte("a\"b\\c\x00\x7f\xff ~")); got != `a\22b\5Cc\00\7F\FF ~` {
-		t.Errorf("llEscape: %s", got)
-	}
+func TestAsmQuote(t *testing.T) {
 	if got := asmQuote("a\"b\\c\n"); got != `"a\"b\\c\012"` {
 		t.Errorf("asmQuote: %s", got)
 	}

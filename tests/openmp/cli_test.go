@@ -17,13 +17,14 @@ func TestMain(m *testing.M) {
 		offloadBin = bin
 		clangWrapper = filepath.Join(dir, "clang-offload-wrapper")
 		return os.Symlink(bin, clangWrapper)
-	}, "clang-16", "gcc"))
+	}, "clang-16", "clang-22", "gcc"))
 }
 
 // TestCLIRegistrationRuns is the runtime proof through the command line a
 // build uses: `offload wrap --emit=obj` (no compiler at all), `--emit=c`
 // compiled by gcc, and the binary invoked as clang-offload-wrapper with an
-// --offload-arch; each program must run its target region on the device.
+// --offload-arch, writing an object and bitcode (compiled by clang-22);
+// each program must run its target region on the device.
 func TestCLIRegistrationRuns(t *testing.T) {
 	s, _ := build(t)
 	wrap := []string{"wrap", "--kind=openmp", "--entries=legacy", "--triple=" + offload}
@@ -31,7 +32,9 @@ func TestCLIRegistrationRuns(t *testing.T) {
 	s.must(offloadBin, append(wrap, "--emit=c", "-o", "cli.c", "device.so")...)
 	s.must("gcc", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "cli.c", "-o", "cli-c.o")
 	s.must(clangWrapper, "-target", offload, "--offload-arch=x86-64", "-o", "cli-legacy.o", "device.so")
-	for _, obj := range []string{"cli-obj.o", "cli-c.o", "cli-legacy.o"} {
+	s.must(clangWrapper, "-target", offload, "--offload-arch=x86-64", "-o", "cli-legacy.bc", "device.so")
+	s.must("clang-22", "-c", "cli-legacy.bc", "-o", "cli-bc.o")
+	for _, obj := range []string{"cli-obj.o", "cli-c.o", "cli-legacy.o", "cli-bc.o"} {
 		prog := "prog-" + obj[:len(obj)-2]
 		s.link(prog, "host.o", obj)
 		if out, err := s.exec(prog); err != nil || out != wantRun {

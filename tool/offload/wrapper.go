@@ -4,10 +4,9 @@ package main
 // drop-in personalities llvm-offload-wrapper (LLVM 22) and
 // clang-offload-wrapper (LLVM <= 14, AMD variant).
 //
-// LLVM's tools write bitcode, which only LLVM can produce. Their
-// personalities here write LLVM IR text instead (clang compiles it wherever
-// it compiled the bitcode: clang -c parses IR text even under a .bc name),
-// or, when -o ends in .o, a finished ELF object.
+// Like LLVM's tools, their personalities here write bitcode (lib/ir's
+// writer: llvm-dis prints it as it prints LLVM's) whatever -o is called,
+// but when -o ends in .o, where they write a finished ELF object.
 
 import (
 	"bytes"
@@ -48,7 +47,7 @@ func hostTriple() string {
 // wrapJob is what every front end resolves its command line to.
 type wrapJob struct {
 	opts    wrapper.Options
-	emit    string // ll, c, s or obj
+	emit    string // ll, bc, c, s or obj
 	output  string
 	inputs  []string
 	archs   []string // per input; nil when no --offload-arch was given
@@ -87,7 +86,7 @@ func runWrapper(prog string, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	j := &wrapJob{opts: wrapper.Options{Kind: k, Triple: triple.Value(), ABI: wrapper.LLVM20, AnyImage: true},
-		emit: emitFor(out.Value(), "ll"), output: out.Value(), inputs: s.Positional}
+		emit: emitFor(out.Value(), "bc"), output: out.Value(), inputs: s.Positional}
 	if j.opts.Triple == "" {
 		j.opts.Triple = hostTriple()
 	}
@@ -125,7 +124,7 @@ func emitFor(path, fallback string) string {
 const clangWrapperOverview = `A tool to create a wrapper bitcode for offload target binaries. Takes offload
 target binaries as input and produces bitcode file containing target binaries packaged
 as data and initialization code which registers target binaries in offload runtime.
-(rules_offload writes LLVM IR text, or an ELF object when -o ends in .o.)`
+(rules_offload writes bitcode, or an ELF object when -o ends in .o.)`
 
 func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer) int {
 	s := cl.NewSet(prog, clangWrapperOverview, "[options] <input files>")
@@ -156,7 +155,7 @@ func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer
 		return 1
 	}
 	j := &wrapJob{opts: wrapper.Options{Kind: wrapper.OpenMP, Triple: target.Value(), ABI: wrapper.Legacy},
-		emit: emitFor(out.Value(), "ll"), output: out.Value(), inputs: s.Positional, archs: archs, notes: notes.On}
+		emit: emitFor(out.Value(), "bc"), output: out.Value(), inputs: s.Positional, archs: archs, notes: notes.On}
 	return j.run(prog, stderr, llvmError)
 }
 
@@ -217,13 +216,13 @@ func pairArchs(args []string, valued map[string]bool) ([]string, error) {
 	return archs, nil
 }
 
-const wrapUsage = "offload wrap --kind=openmp|cuda|hip -o <out> [--emit=ll|c|s|obj] [--entries=llvm20|legacy] [--triple=<t>] [--offload-arch=<id>] <image>..."
+const wrapUsage = "offload wrap --kind=openmp|cuda|hip -o <out> [--emit=ll|bc|c|s|obj] [--entries=llvm20|legacy] [--triple=<t>] [--offload-arch=<id>] <image>..."
 
 func runWrap(prog string, args []string, stdout, stderr io.Writer) int {
 	s := cl.NewSet(prog, "Generate host code that embeds device images and registers them with the OpenMP, CUDA or HIP runtime.", "[options] <image>...")
 	kind := s.String("kind", "openmp|cuda|hip", "Offload runtime to register with (required)")
 	out := s.String("o", "file", "Output file (required; - is standard output)")
-	emit := s.String("emit", "ll|c|s|obj", "Output form (default: from the -o extension .ll, .c, .s, .o)")
+	emit := s.String("emit", "ll|bc|c|s|obj", "Output form (default: from the -o extension .ll, .bc, .c, .s, .o)")
 	entries := s.String("entries", "llvm20|legacy", "Offload entry ABI of the host objects: LLVM >= 20 (default) or <= 19")
 	triple := s.String("triple", "triple", "Host target triple (default "+hostTriple()+")")
 	s.List("offload-arch", "target-id", "Target ID of the next image (legacy OpenMP: __tgt_image_info)", false)
@@ -265,11 +264,11 @@ func runWrap(prog string, args []string, stdout, stderr io.Writer) int {
 		form = formFromName(out.Value())
 	}
 	switch form {
-	case "ll", "c", "s", "obj":
+	case "ll", "bc", "c", "s", "obj":
 	case "":
 		return usage("cannot tell the output form from " + out.Value() + "; give --emit")
 	default:
-		return usage("--emit must be ll, c, s or obj")
+		return usage("--emit must be ll, bc, c, s or obj")
 	}
 	archs, err := pairArchs(expanded, map[string]bool{"o": true, "kind": true, "emit": true, "entries": true, "triple": true, "notes-producer-version": true})
 	if err != nil {
@@ -285,7 +284,7 @@ func runWrap(prog string, args []string, stdout, stderr io.Writer) int {
 }
 
 func formFromName(path string) string {
-	for _, ext := range []struct{ suffix, form string }{{".ll", "ll"}, {".bc", "ll"}, {".c", "c"}, {".s", "s"}, {".S", "s"}, {".o", "obj"}, {".obj", "obj"}} {
+	for _, ext := range []struct{ suffix, form string }{{".ll", "ll"}, {".bc", "bc"}, {".c", "c"}, {".s", "s"}, {".S", "s"}, {".o", "obj"}, {".obj", "obj"}} {
 		if strings.HasSuffix(path, ext.suffix) {
 			return ext.form
 		}
@@ -311,7 +310,7 @@ func (j *wrapJob) run(prog string, stderr io.Writer, format func(error) string) 
 	}
 	defer f.Abort()
 	emit := map[string]func(io.Writer, []wrapper.Image, wrapper.Options) error{
-		"ll": wrapper.EmitLL, "c": wrapper.EmitC, "s": wrapper.EmitAsm, "obj": wrapper.EmitObj,
+		"ll": wrapper.EmitLL, "bc": wrapper.EmitBC, "c": wrapper.EmitC, "s": wrapper.EmitAsm, "obj": wrapper.EmitObj,
 	}[j.emit]
 	if err := emit(f, imgs, j.opts); err != nil {
 		return fail(err)

@@ -1,0 +1,182 @@
+package wrapper
+
+import (
+	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/ir"
+)
+
+// modBuilder builds the ir.Module of a plan, global by global in the order
+// LLVM creates them.
+type modBuilder struct {
+	p       *plan
+	m       *ir.Module
+	entryTy *ir.Type
+	start   *ir.Global // the linker-defined bounds of the entries
+	stop    *ir.Global
+}
+
+var voidFn = ir.Func(ir.Void)
+
+func buildModule(p *plan) *ir.Module {
+	id := "offload.wrapper.module"
+	if p.abi == Legacy && p.kind == OpenMP {
+		id = "offload.wrapper.object"
+	}
+	b := &modBuilder{p: p, m: &ir.Module{SourceFilename: id, Triple: p.triple.str}}
+	if p.abi == LLVM20 {
+		b.entryTy = ir.NamedStruct("struct.__tgt_offload_entry", ir.I64, ir.I16, ir.I16, ir.I32, ir.Ptr, ir.Ptr, ir.I64, ir.I64, ir.Ptr)
+	} else {
+		b.entryTy = ir.NamedStruct("__tgt_offload_entry", ir.Ptr, ir.Ptr, ir.I64, ir.I32, ir.I32)
+	}
+	if p.kind == OpenMP {
+		b.openMP()
+	} else {
+		b.fatbin()
+	}
+	return b.m
+}
+
+// global adds an internal constant initialized with init.
+func (b *modBuilder) constant(name string, init ir.Constant) *ir.Global {
+	g := b.m.AddGlobal(name, init.Type())
+	g.Constant, g.Linkage, g.Init = true, ir.Internal, init
+	return g
+}
+
+func i32(v int64) *ir.Int { return ir.ConstInt(ir.I32, v) }
+func i64(v int64) *ir.Int { return ir.ConstInt(ir.I64, v) }
+
+var nullPtr = &ir.Null{T: ir.Ptr}
+
+// entryBounds declares the bounds of the entries section and the dummy
+// entry that makes the linker define them.
+func (b *modBuilder) entryBounds() {
+	l := b.p.entries
+	ty := ir.Array(0, b.entryTy)
+	if b.p.abi == Legacy && b.p.kind == OpenMP {
+		ty = b.entryTy // clang-offload-wrapper declared single entries
+	}
+	for _, name := range []string{l.start, l.stop} {
+		g := b.m.AddGlobal(name, ty)
+		g.Constant, g.Visibility = true, ir.Hidden
+		if name == l.start {
+			b.start = g
+		} else {
+			b.stop = g
+		}
+	}
+	dummy := b.constant(l.dummy, &ir.Null{T: ir.Array(0, b.entryTy)})
+	dummy.Section = l.section
+	if !l.dummyLocal {
+		dummy.Linkage, dummy.Visibility = ir.Weak, ir.Hidden
+		return
+	}
+	dummy.Align = 8
+	used := b.m.AddGlobal("llvm.compiler.used", ir.Array(1, ir.Ptr))
+	used.Linkage, used.Section = ir.Appending, "llvm.metadata"
+	used.Init = &ir.Aggregate{T: used.ValueType, Elems: []ir.Constant{dummy}}
+}
+
+// image adds a global holding an image.
+func (b *modBuilder) image(im planImage) *ir.Global {
+	return b.constant(im.name, &ir.Bytes{Data: im.img.Data, Size: im.img.Size})
+}
+
+// ctors adds llvm.global_ctors (and llvm.global_dtors for legacy OpenMP).
+func (b *modBuilder) ctors(reg, unreg *ir.Function) {
+	list := func(name string, prio int, f *ir.Function) {
+		entry := ir.Struct(ir.I32, ir.Ptr, ir.Ptr)
+		g := b.m.AddGlobal(name, ir.Array(1, entry))
+		g.Linkage = ir.Appending
+		g.Init = &ir.Aggregate{T: g.ValueType, Elems: []ir.Constant{
+			&ir.Aggregate{T: entry, Elems: []ir.Constant{i32(int64(prio)), f, nullPtr}}}}
+	}
+	list("llvm.global_ctors", b.p.ctorPrio, reg)
+	if b.p.dtorPrio != 0 {
+		list("llvm.global_dtors", b.p.dtorPrio, unreg)
+	}
+}
+
+// startup adds an internal function in .text.startup.
+func (b *modBuilder) startup(name string, sig *ir.Type) *ir.Function {
+	f := b.m.AddFunc(name, sig, ir.Internal)
+	f.Section = ".text.startup"
+	return f
+}
+
+func (b *modBuilder) declare(name string, ret *ir.Type, params ...*ir.Type) *ir.Function {
+	return b.m.AddFunc(name, ir.Func(ret, params...), ir.External)
+}
+
+func (b *modBuilder) openMP() {
+	p := b.p
+	imageTy := ir.NamedStruct("__tgt_device_image", ir.Ptr, ir.Ptr, ir.Ptr, ir.Ptr)
+	descTy := ir.NamedStruct("__tgt_bin_desc", ir.I32, ir.Ptr, ir.Ptr, ir.Ptr)
+	infoTy := ir.NamedStruct("__tgt_image_info", ir.I32, ir.I32, ir.I32, ir.Ptr, ir.Ptr)
+	b.entryBounds()
+	var elems []ir.Constant
+	for _, im := range p.images {
+		g := b.image(im)
+		g.UnnamedAddr = true
+		if p.abi == LLVM20 {
+			g.Section, g.Align = im.section, 8
+		}
+		elems = append(elems, &ir.Aggregate{T: imageTy, Elems: []ir.Constant{
+			imageByte(g, im.span.begin), imageByte(g, im.span.end), b.start, b.stop}})
+	}
+	arr := b.constant(p.imagesArr, &ir.Aggregate{T: ir.Array(uint64(len(elems)), imageTy), Elems: elems})
+	arr.UnnamedAddr = true
+	desc := b.constant(p.desc, &ir.Aggregate{T: descTy, Elems: []ir.Constant{
+		i32(int64(len(p.images))), arr, b.start, b.stop}})
+	var infos []*ir.Global
+	for i, in := range p.infos {
+		arch := b.constant(in.archName, &ir.Bytes{Data: strings.NewReader(in.arch + "\x00"), Size: int64(len(in.arch) + 1)})
+		arch.UnnamedAddr, arch.Section = true, ".offload_arch_list"
+		info := b.constant(in.name, &ir.Aggregate{T: infoTy, Elems: []ir.Constant{
+			i32(1), i32(int64(i)), i32(int64(len(p.infos))), arch, nullPtr}})
+		info.UnnamedAddr = true
+		infos = append(infos, info)
+	}
+	reg := b.startup(p.reg, voidFn)
+	var regInfo, atexit *ir.Function
+	if len(infos) > 0 {
+		regInfo = b.declare("__tgt_register_image_info", ir.Void, ir.Ptr)
+		regInfo.Linkage = ir.ExternWeak
+	}
+	regLib := b.declare("__tgt_register_lib", ir.Void, ir.Ptr)
+	if p.dtorPrio == 0 {
+		atexit = b.declare("atexit", ir.I32, ir.Ptr)
+	}
+	unreg := b.startup(p.unreg, voidFn)
+	unregLib := b.declare("__tgt_unregister_lib", ir.Void, ir.Ptr)
+	b.ctors(reg, unreg)
+
+	bb := reg.AddBlock("entry")
+	if len(infos) > 0 {
+		info, next := reg.AddBlock("info"), reg.AddBlock("reg")
+		bb.CondBr(bb.ICmp("", ir.NE, regInfo, nullPtr), info, next)
+		for _, g := range infos {
+			info.Call("", regInfo, g)
+		}
+		info.Br(next)
+		bb = next
+	}
+	bb.Call("", regLib, desc)
+	if atexit != nil {
+		bb.Call("", atexit, unreg)
+	}
+	bb.Ret()
+	bb = unreg.AddBlock("entry")
+	bb.Call("", unregLib, desc)
+	bb.Ret()
+}
+
+// imageByte is a pointer to byte off of the image g, folded as LLVM folds
+// it: the global itself at offset 0.
+func imageByte(g *ir.Global, off int64) ir.Constant {
+	if off == 0 {
+		return g
+	}
+	return &ir.GEP{Src: g.ValueType, Base: g, Indices: []ir.Constant{i64(0), i64(off)}}
+}
