@@ -184,7 +184,7 @@ func (w *bcWriter) name(s string) []uint64 {
 }
 
 func linkageCode(l Linkage) uint64 {
-	return map[Linkage]uint64{External: 0, Appending: 2, Internal: 3, ExternWeak: 7, Weak: 16}[l]
+	return map[Linkage]uint64{External: 0, Appending: 2, Internal: 3, ExternWeak: 7, Weak: 16, WeakODR: 17}[l]
 }
 
 // dsoLocal is LLVM's implied dso_local: local linkage, or a visibility

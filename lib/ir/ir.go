@@ -26,6 +26,7 @@ const (
 	Appending
 	ExternWeak
 	Weak
+	WeakODR
 )
 
 // Visibility is a global value's visibility.

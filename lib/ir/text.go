@@ -77,6 +77,8 @@ func linkageText(l Linkage, declaration bool) string {
 		return "extern_weak "
 	case Weak:
 		return "weak "
+	case WeakODR:
+		return "weak_odr "
 	}
 	if declaration {
 		return "external "

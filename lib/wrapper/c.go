@@ -17,6 +17,9 @@ func EmitC(w io.Writer, imgs []Image, o Options) error {
 	if err != nil {
 		return err
 	}
+	if err := p.triple.nativeELF(); err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	e := &cEmitter{w: bw, p: p}
 	e.file()

@@ -53,6 +53,10 @@ var nullPtr = &ir.Null{T: ir.Ptr}
 // entry that makes the linker define them.
 func (b *modBuilder) entryBounds() {
 	l := b.p.entries
+	if b.p.triple.coff {
+		b.coffBounds()
+		return
+	}
 	ty := ir.Array(0, b.entryTy)
 	if b.p.abi == Legacy && b.p.kind == OpenMP {
 		ty = b.entryTy // clang-offload-wrapper declared single entries
@@ -76,6 +80,22 @@ func (b *modBuilder) entryBounds() {
 	used := b.m.AddGlobal("llvm.compiler.used", ir.Array(1, ir.Ptr))
 	used.Linkage, used.Section = ir.Appending, "llvm.metadata"
 	used.Init = &ir.Aggregate{T: used.ValueType, Elems: []ir.Constant{dummy}}
+}
+
+// coffBounds defines the bounds on COFF hosts, which have no __start_ and
+// __stop_ symbols: empty arrays in the sections $OA and $OZ, which the
+// linker sorts around the entries' section.
+func (b *modBuilder) coffBounds() {
+	l := b.p.entries
+	for i, suffix := range []string{"$OA", "$OZ"} {
+		g := b.constant([]string{l.start, l.stop}[i], &ir.Null{T: ir.Array(0, b.entryTy)})
+		g.Linkage, g.Visibility, g.Section = ir.WeakODR, ir.Hidden, l.section+suffix
+		if i == 0 {
+			b.start = g
+		} else {
+			b.stop = g
+		}
+	}
 }
 
 // image adds a global holding an image.

@@ -1,6 +1,7 @@
 package wrapper
 
 import (
+	"bytes"
 	"debug/elf"
 	"fmt"
 	"os"
@@ -63,6 +64,48 @@ func TestLLMatchesLLVM(t *testing.T) {
 			llvmtest.Run(t, dir, "llvm-dis-22", "direct.bc", "-o", "direct.ll")
 			if d := diffAfterModuleID(t, filepath.Join(dir, "ref.ll"), filepath.Join(dir, "direct.ll")); d != "" {
 				t.Errorf("%s: bitcode differs from llvm-offload-wrapper-22's: %s", name, d)
+			}
+		}
+	}
+}
+
+// TestCOFFMatchesLLVM compares our IR and bitcode with
+// llvm-offload-wrapper-22's for COFF hosts (the entries bracketed by
+// weak_odr arrays in llvm_offload_entries$OA and $OZ) and for triples LLVM
+// reads, unnormalized, as ELF although they name Windows. clang-22 must
+// compile our bitcode to LLVM's object, byte for byte.
+func TestCOFFMatchesLLVM(t *testing.T) {
+	llvmtest.Need(t, "llvm-offload-wrapper-22", "llvm-as-22", "llvm-dis-22", "clang-22")
+	dir := t.TempDir()
+	inputs := map[Kind][]byte{OpenMP: offloadBinaryVector(), CUDA: fatbinFixture(), HIP: bundleVector()}
+	triples := []string{"x86_64-pc-windows-msvc", "aarch64-pc-windows-msvc", "i686-pc-windows-gnu",
+		"x86_64-unknown-uefi", "x86_64-unknown-linux-coff", "x86_64-w64-mingw32", "x86_64-pc-windows-elf"}
+	for _, kind := range []Kind{OpenMP, CUDA, HIP} {
+		os.WriteFile(filepath.Join(dir, "in.bin"), inputs[kind], 0o644)
+		for _, triple := range triples {
+			name := kind.String() + "-" + triple
+			llvmtest.Run(t, dir, "llvm-offload-wrapper-22", "--kind="+kind.String(), "--triple="+triple, "-o", "ref.bc", "in.bin")
+			llvmtest.Run(t, dir, "llvm-dis-22", "ref.bc", "-o", "ref.ll")
+			o := Options{Kind: kind, Triple: triple}
+			os.WriteFile(filepath.Join(dir, "my.bc"), emit(t, "bc", []Image{memImage(inputs[kind])}, o), 0o644)
+			os.WriteFile(filepath.Join(dir, "my.ll"), emit(t, "ll", []Image{memImage(inputs[kind])}, o), 0o644)
+			llvmtest.Run(t, dir, "llvm-dis-22", "my.bc", "-o", "my-bc.ll")
+			llvmtest.Run(t, dir, "llvm-as-22", "my.ll", "-o", "my-ll.bc")
+			llvmtest.Run(t, dir, "llvm-dis-22", "my-ll.bc", "-o", "my-ll.ll")
+			for _, got := range []string{"my-bc.ll", "my-ll.ll"} {
+				if d := diffAfterModuleID(t, filepath.Join(dir, "ref.ll"), filepath.Join(dir, got)); d != "" {
+					t.Errorf("%s: %s differs from llvm-offload-wrapper-22's: %s", name, got, d)
+				}
+			}
+			if triple != "x86_64-pc-windows-msvc" {
+				continue
+			}
+			llvmtest.Run(t, dir, "clang-22", "-c", "ref.bc", "-o", "ref.obj")
+			llvmtest.Run(t, dir, "clang-22", "-c", "my.bc", "-o", "my.obj")
+			ref, _ := os.ReadFile(filepath.Join(dir, "ref.obj"))
+			my, _ := os.ReadFile(filepath.Join(dir, "my.obj"))
+			if !bytes.Equal(ref, my) || !bytes.Contains(my, []byte("llvm_offload_entries$OA")) {
+				t.Errorf("%s: clang-22's COFF object from our bitcode differs from the one from LLVM's (%s)", name, llvmtest.FirstDiff(ref, my))
 			}
 		}
 	}

@@ -65,6 +65,9 @@ func ptrPart(sym string, add int64) upart { return upart{ptr: sym, add: add} }
 
 // newUnit builds the unit of p for an architecture with an encoder.
 func newUnit(p *plan) (*unit, error) {
+	if err := p.triple.nativeELF(); err != nil {
+		return nil, err
+	}
 	var code []insn
 	switch p.triple.machine {
 	case "x86_64":

@@ -223,9 +223,13 @@ func checkOptions(imgs []Image, o Options) (triple, error) {
 			return triple{}, fmt.Errorf("%w: give a target ID for every image or for none", ErrArch)
 		}
 	}
-	t := o.Triple
-	if t == "" {
-		t = DefaultTriple
+	name := o.Triple
+	if name == "" {
+		name = DefaultTriple
 	}
-	return parseTriple(t)
+	t, err := parseTriple(name)
+	if err == nil && t.coff && o.ABI == Legacy {
+		err = targetErr("'%s': COFF hosts need the LLVM20 entry ABI", name)
+	}
+	return t, err
 }

@@ -83,6 +83,9 @@ func TestErrors(t *testing.T) {
 		{"arch for some", []Image{arch, ob}, Options{Kind: OpenMP, ABI: Legacy}, ErrArch},
 		{"bad triple", []Image{ob}, Options{Kind: OpenMP, Triple: "foo-bar"}, ErrTarget},
 		{"darwin", []Image{ob}, Options{Kind: OpenMP, Triple: "x86_64-apple-darwin"}, ErrTarget},
+		{"mach-o by suffix", []Image{ob}, Options{Kind: OpenMP, Triple: "x86_64-pc-linux-macho"}, ErrTarget},
+		{"wasm", []Image{ob}, Options{Kind: OpenMP, Triple: "x86_64-pc-linux-wasm"}, ErrTarget},
+		{"coff legacy", []Image{ob}, Options{Kind: OpenMP, Triple: "x86_64-pc-windows-msvc", ABI: Legacy}, ErrTarget},
 		{"bad abi", []Image{ob}, Options{Kind: OpenMP, ABI: 7}, nil},
 	}
 	for _, c := range cases {
@@ -103,6 +106,17 @@ func TestErrors(t *testing.T) {
 		err := emitters[form](&b, []Image{ob}, Options{Kind: OpenMP, Triple: "riscv64-unknown-linux-gnu"})
 		if !errors.Is(err, ErrTarget) || b.Len() != 0 {
 			t.Errorf("%s for riscv64: %v (%d bytes)", form, err, b.Len())
+		}
+	}
+	// COFF hosts, and triples LLVM reads as ELF but that name Windows,
+	// have the IR forms only.
+	for _, triple := range []string{"x86_64-pc-windows-msvc", "x86_64-unknown-uefi", "x86_64-w64-mingw32"} {
+		for form, fn := range emitters {
+			var b bytes.Buffer
+			err := fn(&b, []Image{fb}, Options{Kind: CUDA, Triple: triple})
+			if ir := form == "ll" || form == "bc"; ir != (err == nil) || (!ir && !errors.Is(err, ErrTarget)) {
+				t.Errorf("%s for %s: %v", form, triple, err)
+			}
 		}
 	}
 	// An ImageError names the file.

@@ -56,6 +56,8 @@ func TestWrapperCLIMatchesLLVM(t *testing.T) {
 		{"--kind=openmp", "-o", "out.bc", "ob.bin"},
 		{"--kind=openmp", "-o", "out.ll", "ob.bin"},
 		{"--kind=hip", "-o", "out", "k.hipfb"},
+		{"--kind=openmp", "--triple=x86_64-pc-windows-msvc", "-o", "out.bc", "ob.bin"},
+		{"--kind=cuda", "--triple=aarch64-pc-windows-msvc", "-o", "out.bc", "k.fatbin"},
 		{"--kind=openmp", "-o", "out.bc", "ob.bin", "ob.bin"},
 		{"--kind=cuda", "--triple=aarch64-unknown-linux-gnu", "-o", "out.bc", "k.fatbin"},
 		{"--kind=hip", "-o", "out.bc", "k.hipfb"},
@@ -95,6 +97,15 @@ func TestWrapperCLIMatchesLLVM(t *testing.T) {
 func TestWrapperCLIErrorsLeaveNoOutput(t *testing.T) {
 	dir := t.TempDir()
 	wrapperInputs(t, dir)
+	// LLVM 22 writes a module for Mach-O hosts that clang cannot compile;
+	// ours refuses, saying why.
+	rc, _, errs := wrapRun(t, dir, "llvm-offload-wrapper", "--kind=hip", "--triple=arm64-apple-macosx", "-o", "mac.bc", "k.hipfb")
+	if rc != 1 || !strings.Contains(errs, "error: 'arm64-apple-macosx': Mach-O hosts are not supported") {
+		t.Errorf("Mach-O host: rc %d, stderr %q", rc, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mac.bc")); err == nil {
+		t.Error("Mach-O host: mac.bc written")
+	}
 	for _, c := range []struct {
 		prog string
 		args []string
