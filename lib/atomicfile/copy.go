@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"io"
 	"os"
+	"sync"
 )
 
 // ReadFrom copies r to the file; io.Copy and bufio.Writer.ReadFrom use it.
@@ -49,10 +50,17 @@ func (f *File) copySection(s section) (int64, error) {
 
 const copyBufSize = 1 << 20
 
+// copyBufs recycles copy buffers: a fresh 1 MiB buffer per copy costs 256
+// page faults, which for four 64 MiB inputs was a measurable share of the
+// run.
+var copyBufs = sync.Pool{New: func() any { return new([copyBufSize]byte) }}
+
 // bufferedCopy copies n bytes of src at off to dst through one buffer; a
 // short count with a nil error means src ended.
 func bufferedCopy(dst, src *os.File, off, n int64) (int64, error) {
-	buf := make([]byte, min(n, copyBufSize))
+	b := copyBufs.Get().(*[copyBufSize]byte)
+	defer copyBufs.Put(b)
+	buf := b[:min(n, copyBufSize)]
 	var done int64
 	for done < n {
 		k, rerr := src.ReadAt(buf[:min(n-done, int64(len(buf)))], off+done)
