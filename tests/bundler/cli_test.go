@@ -264,6 +264,21 @@ func TestOptionParseErrors(t *testing.T) {
 		}
 		os.Remove(filepath.Join(dir, "o"))
 	}
+	// Every bad argument is reported, then every missing option, as LLVM
+	// does: compare the whole of stderr.
+	for _, args := range [][]string{{"--foo", "--bar"}, {"--foo", "-type"}} {
+		lr := run(t, dir, nil, l, args...)
+		or := run(t, dir, nil, ours(), args...)
+		norm := func(s string, progs ...string) string {
+			for _, p := range progs {
+				s = strings.ReplaceAll(s, p, "PROG")
+			}
+			return s
+		}
+		if want, got := norm(lr.Stderr, l.argv[0]), norm(or.Stderr, linkBin, "clang-offload-bundler"); or.Code != lr.Code || got != want {
+			t.Errorf("%q: exit %d, stderr\n%s\nLLVM: exit %d, stderr\n%s", args, or.Code, got, lr.Code, want)
+		}
+	}
 	// Accepted number spellings: LLVM parses with automatic radix.
 	for _, v := range []string{"0x10", "020", "16"} {
 		args := append(b[:len(b)-1:len(b)-1], "-bundle-align="+v, "-compression-level=0x3", "-compress")

@@ -90,7 +90,7 @@ func newBundlerFlags(prog string) *bundlerFlags {
 func runBundler(prog string, args []string, stdout, stderr io.Writer) int {
 	f := newBundlerFlags(prog)
 	if err := f.set.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
+		fmt.Fprintf(stderr, "%s: %s\n", prog, f.set.WithRequired(err))
 		return 1
 	}
 	if r, ok := f.set.Requested(); ok {

@@ -69,7 +69,7 @@ func runWrapper(prog string, args []string, stdout, stderr io.Writer) int {
 	triple := s.String("triple", "string", "Target triple for the wrapper module")
 	ver := s.DeclareLLVMHelp("llvm-offload-wrapper options")
 	if err := s.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
+		fmt.Fprintf(stderr, "%s: %s\n", prog, s.WithRequired(err))
 		return 1
 	}
 	if code, done := helpOrRequired(s, prog, "llvm-offload-wrapper", ver, stdout, stderr); done {
@@ -140,7 +140,9 @@ func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer
 	ver := s.Bool("version", "Display the version of this program")
 	expanded, err := cl.ExpandResponseFiles(args)
 	if err == nil {
-		err = s.Parse(expanded)
+		if err = s.Parse(expanded); err != nil {
+			err = s.WithRequired(err)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", prog, err)

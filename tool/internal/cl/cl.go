@@ -110,15 +110,38 @@ func (s *Set) List(name, valueName, help string, comma bool) *Option {
 // given, or too few positional arguments. Programs call it after handling
 // --help and --version, which LLVM honours even when these are missing.
 func (s *Set) CheckRequired() error {
+	var errs []error
+	if n := s.MinPositional; len(s.Positional) < n {
+		errs = append(errs, errorf("Not enough positional command line arguments specified!\nMust specify at least %d positional argument%s: See: %s --help", n, plural(n), s.Prog))
+	}
 	for _, o := range s.opts {
 		if o.Required && !o.Given() {
-			return errorf("for the %s option: must be specified at least once!", Spell(o.Name))
+			errs = append(errs, errorf("for the %s option: must be specified at least once!", Spell(o.Name)))
 		}
 	}
-	if n := s.MinPositional; len(s.Positional) < n {
-		return errorf("Not enough positional command line arguments specified!\nMust specify at least %d positional argument%s: See: %s --help", n, plural(n), s.Prog)
+	return s.join(errs)
+}
+
+// WithRequired adds CheckRequired's complaints to a Parse error, as LLVM
+// reports both before it exits.
+func (s *Set) WithRequired(parseErr error) error {
+	return s.join([]error{parseErr, s.CheckRequired()})
+}
+
+// join makes one error of several, each line after the first prefixed
+// with the program name as the caller prefixes the first: LLVM reports
+// every problem of a command line, not just the first.
+func (s *Set) join(errs []error) error {
+	var msgs []string
+	for _, err := range errs {
+		if err != nil {
+			msgs = append(msgs, err.Error())
+		}
 	}
-	return nil
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &Error{Msg: strings.Join(msgs, "\n"+s.Prog+": ")}
 }
 
 func plural(n int) string {
@@ -146,6 +169,7 @@ func (s *Set) Parse(args []string) error {
 	if err != nil {
 		return err
 	}
+	var errs []error // LLVM reports every bad argument and goes on
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -163,20 +187,22 @@ func (s *Set) Parse(args []string) error {
 		}
 		o := s.byName[name]
 		if o == nil {
-			return s.unknown(a)
+			errs = append(errs, s.unknown(a))
+			continue
 		}
 		if o.Kind != Bool && !hasValue {
 			if i+1 >= len(args) {
-				return errorf("for the %s option: requires a value!", Spell(o.Name))
+				errs = append(errs, errorf("for the %s option: requires a value!", Spell(o.Name)))
+				continue
 			}
 			i++
 			value, hasValue = args[i], true
 		}
 		if err := o.set(value, hasValue); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	return nil
+	return s.join(errs)
 }
 
 func (o *Option) set(value string, hasValue bool) error {

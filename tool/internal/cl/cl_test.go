@@ -303,8 +303,20 @@ func TestResponseFileDropsEmptyTokens(t *testing.T) {
 }
 
 // TestCheckRequired: cl::Required options and required positionals, in
-// LLVM's words (cross-checked against the LLVM tools by the CLI tests).
+// LLVM's words and order, every one missing (cross-checked against the
+// LLVM tools by the CLI tests).
 func TestCheckRequired(t *testing.T) {
+	// Parse goes on after a bad argument, and WithRequired adds what is
+	// missing, as LLVM prints both.
+	p := NewSet("prog", "", "")
+	p.String("o", "file", "").Required = true
+	err := p.WithRequired(p.Parse([]string{"--bogus", "--o"}))
+	want := "Unknown command line argument '--bogus'.  Try: 'prog --help'\nprog: Did you mean '-o'?\n" +
+		"prog: for the -o option: requires a value!\nprog: for the -o option: must be specified at least once!"
+	if err == nil || err.Error() != want {
+		t.Errorf("WithRequired: got %q, want %q", err, want)
+	}
+
 	s := NewSet("prog", "", "")
 	out := s.String("o", "file", "")
 	kind := s.String("kind", "k", "")
@@ -313,8 +325,9 @@ func TestCheckRequired(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "for the -o option: must be specified at least once!"},
-		{[]string{"-o", "x"}, "for the --kind option: must be specified at least once!"},
+		{nil, "Not enough positional command line arguments specified!\nMust specify at least 1 positional argument: See: prog --help\n" +
+			"prog: for the -o option: must be specified at least once!\nprog: for the --kind option: must be specified at least once!"},
+		{[]string{"-o", "x", "in"}, "for the --kind option: must be specified at least once!"},
 		{[]string{"-o", "x", "--kind=hip"}, "Not enough positional command line arguments specified!\nMust specify at least 1 positional argument: See: prog --help"},
 		{[]string{"-o", "x", "--kind=hip", "in"}, ""},
 	}
