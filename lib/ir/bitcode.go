@@ -298,7 +298,11 @@ func (w *bcWriter) constant(c Constant) error {
 		}
 		s.record(cstAggregate, ops...)
 	case *GEP:
-		ops := []uint64{w.n.typeOf(c.Src), 0}
+		var flags uint64
+		if c.Inbounds {
+			flags = gepInbounds
+		}
+		ops := []uint64{w.n.typeOf(c.Src), flags}
 		for _, op := range operands(c) {
 			ops = append(ops, w.n.typeOf(op.Type()), id(op))
 		}

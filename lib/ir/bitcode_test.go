@@ -37,11 +37,13 @@ func kitchenSink() (*Module, string) {
 	empty.Constant, empty.Linkage, empty.Init = true, Internal, &Bytes{Data: strings.NewReader(""), Size: 0}
 
 	end := &GEP{Src: img.ValueType, Base: img, Indices: []Constant{ConstInt(I64, 0), ConstInt(I64, 6)}}
-	table := m.AddGlobal("table", Array(2, pair))
+	past := &GEP{Src: img.ValueType, Base: img, Indices: []Constant{ConstInt(I64, 1), ConstInt(I64, 0)}, Inbounds: true}
+	table := m.AddGlobal("table", Array(3, pair))
 	table.Constant, table.Linkage, table.Align = true, Internal, 8
 	table.Init = &Aggregate{T: table.ValueType, Elems: []Constant{
 		&Aggregate{T: pair, Elems: []Constant{ConstInt(I32, 0xFFFFFFFF), img}},
 		&Aggregate{T: pair, Elems: []Constant{ConstInt(I32, 7), end}},
+		&Aggregate{T: pair, Elems: []Constant{ConstInt(I32, 8), past}},
 	}}
 	ints := m.AddGlobal("ints", Struct(I1, I8, I16, I64, I64))
 	ints.Linkage = Internal
@@ -100,7 +102,7 @@ target triple = "x86_64-unknown-linux-gnu"
 @img = internal unnamed_addr constant [6 x i8] c"a\22\5C\00\FF~", section ".rodata.img", align 4096
 @zeros = internal global [3 x i8] zeroinitializer
 @empty = internal constant [0 x i8] zeroinitializer
-@table = internal constant [2 x %struct.pair] [%struct.pair { i32 -1, ptr @img }, %struct.pair { i32 7, ptr getelementptr ([6 x i8], ptr @img, i64 0, i64 6) }], align 8
+@table = internal constant [3 x %struct.pair] [%struct.pair { i32 -1, ptr @img }, %struct.pair { i32 7, ptr getelementptr ([6 x i8], ptr @img, i64 0, i64 6) }, %struct.pair { i32 8, ptr getelementptr inbounds ([6 x i8], ptr @img, i64 1, i64 0) }], align 8
 @ints = internal global { i1, i8, i16, i64, i64 } { i1 true, i8 -56, i16 -2, i64 -9223372036854775808, i64 4611686018427387904 }
 @"odd\09global" = internal global %"odd name\01" zeroinitializer
 @lit = global { i16, i64 } zeroinitializer

@@ -32,12 +32,13 @@ type Aggregate struct {
 	Elems []Constant
 }
 
-// GEP is the constant expression getelementptr (Src, Base, Indices...),
-// without inbounds: the address of an element of a global.
+// GEP is the constant expression getelementptr [inbounds] (Src, Base,
+// Indices...): the address of an element of a global.
 type GEP struct {
-	Src     *Type
-	Base    Constant
-	Indices []Constant
+	Src      *Type
+	Base     Constant
+	Indices  []Constant
+	Inbounds bool
 }
 
 func (c *Int) Type() *Type       { return c.T }

@@ -151,7 +151,11 @@ func (t *textWriter) constant(c Constant) {
 		}
 		t.print(close)
 	case *GEP:
-		t.print("getelementptr (", c.Src.String())
+		t.print("getelementptr ")
+		if c.Inbounds {
+			t.print("inbounds ")
+		}
+		t.print("(", c.Src.String())
 		for _, op := range operands(c) {
 			t.print(", ")
 			t.typed(op)

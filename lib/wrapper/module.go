@@ -142,8 +142,12 @@ func (b *modBuilder) openMP() {
 		if p.abi == LLVM20 {
 			g.Section, g.Align = im.section, 8
 		}
+		end := imageByte(g, im.span.end)
+		if p.abi == Legacy && im.span == (span{0, im.img.Size}) && im.img.Size > 0 {
+			end = pastImage(g) // as clang-offload-wrapper 14 writes it
+		}
 		elems = append(elems, &ir.Aggregate{T: imageTy, Elems: []ir.Constant{
-			imageByte(g, im.span.begin), imageByte(g, im.span.end), b.start, b.stop}})
+			imageByte(g, im.span.begin), end, b.start, b.stop}})
 	}
 	arr := b.constant(p.imagesArr, &ir.Aggregate{T: ir.Array(uint64(len(elems)), imageTy), Elems: elems})
 	arr.UnnamedAddr = true
@@ -190,6 +194,12 @@ func (b *modBuilder) openMP() {
 	bb = unreg.AddBlock("entry")
 	bb.Call("", unregLib, desc)
 	bb.Ret()
+}
+
+// pastImage is the address just past the image g, as the inbounds
+// element after the whole array.
+func pastImage(g *ir.Global) ir.Constant {
+	return &ir.GEP{Src: g.ValueType, Base: g, Indices: []ir.Constant{i64(1), i64(0)}, Inbounds: true}
 }
 
 // imageByte is a pointer to byte off of the image g, folded as LLVM folds

@@ -92,6 +92,9 @@ func newPlan(imgs []Image, o Options) (*plan, error) {
 		if spans[i], err = inspect(i, im, o.Kind, o.AnyImage); err != nil {
 			return nil, err
 		}
+		if o.WholeImages {
+			spans[i] = span{0, im.Size}
+		}
 	}
 	if o.Kind == OpenMP {
 		p.planOpenMP(imgs, spans)

@@ -147,6 +147,10 @@ type Options struct {
 	// image is an error (ErrEmptyImage, ErrWrongImage), because the
 	// runtime would only reject it when the program starts.
 	AnyImage bool
+	// WholeImages registers every image whole, an OffloadBinary too, as
+	// clang-offload-wrapper 14 (which predates OffloadBinary) does; else
+	// the image inside an OffloadBinary is registered, as LLVM 22 does.
+	WholeImages bool
 }
 
 // DefaultTriple is the host triple used when Options.Triple is empty; it is

@@ -121,23 +121,27 @@ func emitFor(path, fallback string) string {
 	return fallback
 }
 
+// clangWrapperOverview is clang-offload-wrapper 14's, word for word.
 const clangWrapperOverview = `A tool to create a wrapper bitcode for offload target binaries. Takes offload
 target binaries as input and produces bitcode file containing target binaries packaged
-as data and initialization code which registers target binaries in offload runtime.
-(rules_offload writes bitcode, or an ELF object when -o ends in .o.)`
+as data and initialization code which registers target binaries in offload runtime.`
 
+// runClangOffloadWrapper is clang-offload-wrapper: LLVM 14's command line,
+// plus the AMD variant's --offload-arch and --add-omp-offload-notes (shown
+// by --help-hidden only, so --help prints LLVM 14's text).
 func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer) int {
 	s := cl.NewSet(prog, clangWrapperOverview, "[options] <input files>")
+	s.LLVM14Help = true
 	out := s.String("o", "filename", "Output filename")
 	target := s.String("target", "triple", "Target triple for the output module")
 	out.Required, target.Required, s.MinPositional = true, true, 1
-	s.List("offload-arch", "offload-arch-name", "Contains offload-arch of the following target binary.", false)
+	arch := s.List("offload-arch", "offload-arch-name", "Contains offload-arch of the following target binary.", false)
 	notes := s.Bool("add-omp-offload-notes", "Add LLVMOMPOFFLOAD ELF notes to ELF device images.")
 	saveTemps := s.Bool("save-temps", "Save temporary files (accepted; no temporary files are made).")
-	saveTemps.Hidden = true
-	s.Bool("help", "Display available options")
-	s.Alias("h", "help")
-	ver := s.Bool("version", "Display the version of this program")
+	for _, o := range []*cl.Option{arch, notes, saveTemps} {
+		o.Hidden = true
+	}
+	ver := s.DeclareLLVMHelp("clang-offload-wrapper options")
 	expanded, err := cl.ExpandResponseFiles(args)
 	if err == nil {
 		if err = s.Parse(expanded); err != nil {
@@ -156,9 +160,19 @@ func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "%s: error: %s\n", prog, err)
 		return 1
 	}
-	j := &wrapJob{opts: wrapper.Options{Kind: wrapper.OpenMP, Triple: target.Value(), ABI: wrapper.Legacy},
+	j := &wrapJob{opts: wrapper.Options{Kind: wrapper.OpenMP, Triple: target.Value(), ABI: wrapper.Legacy, AnyImage: true, WholeImages: true},
 		emit: emitFor(out.Value(), "bc"), output: out.Value(), inputs: s.Positional, archs: archs, notes: notes.On}
-	return j.run(prog, stderr, llvmError)
+	return j.run(prog, stderr, llvm14Error)
+}
+
+// llvm14Error words an error as clang-offload-wrapper 14 does: as
+// llvmError, but naming an output it cannot create.
+func llvm14Error(err error) string {
+	var oe *outputError
+	if errors.As(err, &oe) {
+		return "error: " + oe.Error()
+	}
+	return llvmError(err)
 }
 
 // pairArchs gives each input the --offload-arch that precedes it, as

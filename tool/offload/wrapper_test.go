@@ -177,8 +177,56 @@ func TestClangOffloadWrapperCLI(t *testing.T) {
 			t.Errorf("llvm-dis-22 w.bc:\n%.400s", ir)
 		}
 	}
-	if rc, out, _ := wrapRun(t, dir, "clang-offload-wrapper", "--help"); rc != 0 || !strings.Contains(out, "--offload-arch") {
-		t.Errorf("--help: rc %d\n%s", rc, out)
+	if rc, out, _ := wrapRun(t, dir, "clang-offload-wrapper", "--help-hidden"); rc != 0 || !strings.Contains(out, "--offload-arch") {
+		t.Errorf("--help-hidden: rc %d\n%s", rc, out)
+	}
+}
+
+// TestClangOffloadWrapperMatchesLLVM14 runs the same command lines through
+// clang-offload-wrapper-14 and our clang-offload-wrapper: help, exit status
+// and diagnostics must agree, and where LLVM succeeds llvm-dis-22 must
+// print both outputs alike but for the one difference kept on purpose:
+// our dummy entry is weak, so that two wrapper objects can share a link.
+func TestClangOffloadWrapperMatchesLLVM14(t *testing.T) {
+	llvmtest.Need(t, "clang-offload-wrapper-14", "llvm-dis-22")
+	const prog = "clang-offload-wrapper-14"
+	host := "-target=x86_64-pc-linux-gnu"
+	cases := [][]string{
+		{"--help"}, {"--help-list"}, {"-help"},
+		{}, {"-o", "out.bc"}, {"ob.bin"}, {"--bogus", "-o", "out.bc", "ob.bin"},
+		{"-o", "out.bc", "-target=bogus", "ob.bin"},
+		{"-o", "out.bc", host, "missing.bin"},
+		{"-o", "no/such/dir/out.bc", host, "ob.bin"},
+		{"-o", "out.bc", host, "ob.bin"},
+		{"-o", "out.bc", "-target", "aarch64-unknown-linux-gnu", "ob.bin", "k.fatbin", "text.txt"},
+		{"-o", "out.bc", "--target=riscv64-unknown-linux-gnu", "empty.bin"},
+		{"-o", "out.ll", host, "k.hipfb"},
+	}
+	for _, args := range cases {
+		llvmDir, ourDir := t.TempDir(), t.TempDir()
+		wrapperInputs(t, llvmDir)
+		wrapperInputs(t, ourDir)
+		llvm := llvmtest.RunResult(t, llvmDir, nil, prog, args...)
+		rc, stdout, errs := wrapRun(t, ourDir, prog, args...)
+		if rc != llvm.Code || errs != llvm.Stderr || stdout != llvm.Stdout {
+			t.Errorf("%q: rc %d stdout %q stderr %q; LLVM: rc %d stdout %q stderr %q", args, rc, stdout, errs, llvm.Code, llvm.Stdout, llvm.Stderr)
+			continue
+		}
+		i := slices.Index(args, "-o")
+		if rc != 0 || i < 0 {
+			continue
+		}
+		out := args[i+1]
+		want := llvmtest.Run(t, llvmDir, "llvm-dis-22", out, "-o", "-")
+		got := llvmtest.Run(t, ourDir, "llvm-dis-22", out, "-o", "-")
+		const weak = "@__dummy.omp_offloading.entry = weak hidden constant"
+		if !strings.Contains(got, weak) {
+			t.Errorf("%q: our dummy entry is not weak:\n%s", args, got)
+		}
+		got = strings.Replace(got, weak, "@__dummy.omp_offloading.entry = hidden constant", 1)
+		if _, after, _ := strings.Cut(got, "\n"); !strings.HasSuffix(want, "\n"+after) {
+			t.Errorf("%q: llvm-dis-22 prints our output as\n%.3000s\nand LLVM's as\n%.3000s", args, got, want)
+		}
 	}
 }
 

@@ -71,7 +71,10 @@ type Set struct {
 	Overview string
 	Usage    string
 	// Category titles the program's options in PrintLLVMHelp.
-	Category   string
+	Category string
+	// LLVM14Help writes one-letter options with values as LLVM 14 did,
+	// -o=<v>, instead of -o <v>.
+	LLVM14Help bool
 	opts       []*Option
 	byName     map[string]*Option
 	Positional []string

@@ -81,35 +81,35 @@ func (s *Set) PrintLLVMHelp(w io.Writer, r HelpRequest) {
 	byName(own)
 	width := 0
 	for _, o := range append(append([]*Option(nil), generic...), own...) {
-		width = max(width, len(helpSpelling(o)))
+		width = max(width, len(helpSpelling(o, s.LLVM14Help)))
 	}
 	fmt.Fprintf(w, "OVERVIEW: %s\n\nUSAGE: %s %s\n\nOPTIONS:\n", s.Overview, s.Prog, s.Usage)
 	if !r.List {
 		fmt.Fprintf(w, "\nGeneric Options:\n\n")
-		printOptions(w, generic, width)
+		s.printOptions(w, generic, width)
 		fmt.Fprintf(w, "\n%s:\n\n", s.Category)
 	}
-	printOptions(w, own, width)
+	s.printOptions(w, own, width)
 }
 
 // helpSpelling is an option as LLVM's help writes it: --name, --name=<v>,
-// or -o <v> for a one-letter name.
-func helpSpelling(o *Option) string {
+// or -o <v> for a one-letter name (-o=<v> in LLVM 14).
+func helpSpelling(o *Option, llvm14 bool) string {
 	spell := Spell(o.Name)
 	switch {
 	case o.Kind == Bool:
 		return spell
-	case len(o.Name) == 1:
+	case len(o.Name) == 1 && !llvm14:
 		return spell + " <" + o.ValueName + ">"
 	}
 	return spell + "=<" + o.ValueName + ">"
 }
 
-func printOptions(w io.Writer, opts []*Option, width int) {
+func (s *Set) printOptions(w io.Writer, opts []*Option, width int) {
 	indent := strings.Repeat(" ", 2+width+3)
 	for _, o := range opts {
 		lines := strings.Split(o.Help, "\n")
-		fmt.Fprintf(w, "  %-*s - %s\n", width, helpSpelling(o), lines[0])
+		fmt.Fprintf(w, "  %-*s - %s\n", width, helpSpelling(o, s.LLVM14Help), lines[0])
 		for _, l := range lines[1:] {
 			fmt.Fprintf(w, "%s%s\n", indent, l)
 		}
