@@ -30,7 +30,7 @@ func number(m *Module) (*numbering, error) {
 		n.typ(f.Sig)
 		n.addSection(f.Section)
 	}
-	n.typ(Ptr)
+	n.typ(Ptr) // the type of every global value
 	for _, g := range m.Globals {
 		if g.Init != nil {
 			n.constant(g.Init)

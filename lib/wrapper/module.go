@@ -37,7 +37,7 @@ func buildModule(p *plan) *ir.Module {
 	return b.m
 }
 
-// global adds an internal constant initialized with init.
+// constant adds an internal constant global initialized with init.
 func (b *modBuilder) constant(name string, init ir.Constant) *ir.Global {
 	g := b.m.AddGlobal(name, init.Type())
 	g.Constant, g.Linkage, g.Init = true, ir.Internal, init
