@@ -1,12 +1,14 @@
 // Package ir describes small LLVM IR modules, the kind a registration
 // wrapper needs (named structs, global variables with constant initializers,
 // function declarations and a few dozen instructions), and writes them as
-// LLVM bitcode that LLVM 22's tools read (llvm-dis, clang -c, llvm-link).
+// LLVM bitcode that LLVM 22's tools read (llvm-dis, clang -c, llvm-link) or
+// as LLVM assembly (WriteText).
 //
 // The writer follows llvm/docs/BitCodeFormat.rst and the records of LLVM's
-// own BitcodeWriter, with two simplifications that LLVM's reader accepts:
-// records are written unabbreviated (but for blobs), and every constant
-// lives in the module's constants block. So the bitcode is not LLVM's byte
+// own BitcodeWriter, with simplifications that LLVM's reader accepts:
+// records are written unabbreviated (but for blobs), every constant lives
+// in the module's constants block, and there is no function index (the
+// reader finds function bodies in order). So the bitcode is not LLVM's byte
 // for byte, but it reads back as the same module. Images stream: a byte
 // array initializer is copied from its io.ReaderAt into a blob, so memory
 // does not grow with the images' size.
