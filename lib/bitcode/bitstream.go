@@ -164,6 +164,19 @@ type cursor struct {
 	abbrevs []abbrev // abbreviations defined in the current block
 	outer   []scope
 	nops    int // abbreviation operands defined so far
+	// text, when not nil, collects the operands of the records read, as
+	// bytes, up to maxText of them: the characters of string records.
+	text *[]byte
+}
+
+// maxText bounds what one string record yields.
+const maxText = 4096
+
+// keep adds an operand to the text being collected.
+func (c *cursor) keep(v uint64) {
+	if c.text != nil && len(*c.text) < maxText {
+		*c.text = append(*c.text, byte(v))
+	}
 }
 
 // Entry kinds returned by advance.
@@ -384,7 +397,9 @@ func (c *cursor) readRecord(id uint64) (code uint32, blob blobRef, err error) {
 		case opBlob:
 			blob, err = c.blob()
 		default:
-			_, err = c.field(a.ops[i])
+			var v uint64
+			v, err = c.field(a.ops[i])
+			c.keep(v)
 		}
 		if err != nil {
 			return 0, blobRef{}, err
@@ -409,9 +424,11 @@ func (c *cursor) unabbrevRecord() (uint32, error) {
 		return 0, c.errorf(p, n, "implausible operand count")
 	}
 	for range n {
-		if _, err := c.vbr64(6); err != nil {
+		v, err := c.vbr64(6)
+		if err != nil {
 			return 0, err
 		}
+		c.keep(v)
 	}
 	return code, nil
 }
@@ -451,15 +468,27 @@ func (c *cursor) array(elt abbrevOp) error {
 		width = 6
 	case opVBR:
 		for range n {
-			if _, err := c.vbr64(uint(elt.val)); err != nil {
+			v, err := c.vbr64(uint(elt.val))
+			if err != nil {
 				return err
 			}
+			c.keep(v)
 		}
 		return nil
 	}
 	end := c.pos + uint64(n)*width
 	if end > c.endBit() {
 		return c.errorf(p, n, "array runs past end of bitstream: length")
+	}
+	if c.text != nil {
+		// Read the elements one by one (bounded by the check above).
+		for c.pos < end && len(*c.text) < maxText {
+			v, err := c.field(elt)
+			if err != nil {
+				return err
+			}
+			c.keep(v)
+		}
 	}
 	c.pos = end
 	return nil

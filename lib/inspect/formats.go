@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/bitcode"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
@@ -221,6 +222,32 @@ func elfDetail(f *elfobj.File) string {
 		machine = "CUDA"
 	}
 	return fmt.Sprintf("%s %s, %s", class, typ, machine)
+}
+
+// bitcodeModules adds what the header records of a bitcode file say of
+// its modules to n's detail: source file, triple and producer.
+func bitcodeModules(n *Node, v view) {
+	mods, err := bitcode.Describe(v.r, v.size)
+	if err != nil {
+		fail(n, v, err)
+		return
+	}
+	var parts []string
+	for _, m := range mods {
+		part := m.SourceFilename
+		if m.Triple != "" {
+			part = strings.TrimSpace(part + " for " + m.Triple)
+		}
+		if m.Producer != "" {
+			part = strings.TrimSpace(part + ", by " + m.Producer)
+		}
+		if part != "" {
+			parts = append(parts, part)
+		}
+	}
+	if len(parts) > 0 {
+		n.Detail += ": " + strings.Join(parts, "; ")
+	}
 }
 
 // leafKind names payloads that are not containers.

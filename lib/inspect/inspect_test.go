@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
+	"github.com/rules-offload/rules_offload/lib/ir"
 )
 
 const hipSource = `#define __device__ __attribute__((device))
@@ -109,7 +110,13 @@ func TestCompressedHashMismatch(t *testing.T) {
 func TestOffloadBinaryAgainstLLVM(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.o"), []byte("AAAA"), 0o644)
-	os.WriteFile(filepath.Join(dir, "b.bc"), []byte("BC\xc0\xde-not-really"), 0o644)
+	m := &ir.Module{SourceFilename: "b.cu", Triple: "nvptx64-nvidia-cuda"}
+	m.AddGlobal("g", ir.I32).Init = ir.ConstInt(ir.I32, 1)
+	var bc bytes.Buffer
+	if err := m.WriteBitcode(&bc); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "b.bc"), bc.Bytes(), 0o644)
 	llvmtest.Run(t, dir, "llvm-offload-binary-22", "-o", "p.bin",
 		"--image=file=a.o,triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=hip",
 		"--image=file=b.bc,triple=nvptx64-nvidia-cuda,arch=sm_90,kind=openmp")
@@ -124,8 +131,24 @@ func TestOffloadBinaryAgainstLLVM(t *testing.T) {
 	if b.Triple != "nvptx64-nvidia-cuda" || b.Arch != "sm_90" || b.OffloadKind != "openmp" || b.ImageKind != "llvm ir" {
 		t.Errorf("second image: %+v", b)
 	}
-	if n.Children[1].Format != "bitcode" {
-		t.Errorf("bitcode image recognised as %q", n.Children[1].Format)
+	if c := n.Children[1]; c.Format != "bitcode" || c.Detail != "LLVM bitcode: b.cu for nvptx64-nvidia-cuda, by "+ir.Producer {
+		t.Errorf("bitcode image recognised as %q (%s)", c.Format, c.Detail)
+	}
+}
+
+// TestDamagedBitcodeSaysWhere: bitcode whose header records cannot be
+// read is reported with the offset, as other damaged formats are.
+func TestDamagedBitcodeSaysWhere(t *testing.T) {
+	m := &ir.Module{SourceFilename: "k.c", Triple: "x86_64-unknown-linux-gnu"}
+	m.AddGlobal("g", ir.I32).Init = ir.ConstInt(ir.I32, 1)
+	var bc bytes.Buffer
+	if err := m.WriteBitcode(&bc); err != nil {
+		t.Fatal(err)
+	}
+	data := bc.Bytes()[:64] // cut inside the module block
+	n := Inspect(bytes.NewReader(data), int64(len(data)), "bad.bc", Options{})
+	if n.Format != "bitcode" || !n.Failed() || !strings.Contains(n.Error, "at offset") {
+		t.Fatalf("got %s", dump(n))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/bitcode"
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
@@ -157,6 +158,9 @@ func (w *walker) node(v view, depth int) *Node {
 			return n
 		}
 		n.Format, n.Detail = leafKind(v.head(4096))
+		if n.Format == "bitcode" {
+			bitcodeModules(n, v)
+		}
 	}
 	return n
 }
@@ -177,6 +181,7 @@ func errorOffset(err error) (int64, bool) {
 	var oe *offloadbin.FormatError
 	var ee *elfobj.FormatError
 	var ae *ar.FormatError
+	var bce *bitcode.FormatError
 	switch {
 	case errors.As(err, &be):
 		return be.Offset, true
@@ -186,6 +191,8 @@ func errorOffset(err error) (int64, bool) {
 		return ee.Off, true
 	case errors.As(err, &ae):
 		return ae.Off, true
+	case errors.As(err, &bce):
+		return bce.Off, true
 	}
 	return 0, false
 }

@@ -144,7 +144,10 @@ func packages(t *testing.T) string {
 	mustRun(t, fixtureRoot, nil, llvm, "-o", "p1.pkg",
 		"--image=file="+ins[0]+",triple=amdgcn-amd-amdhsa,arch=gfx906,kind=hip",
 		"--image=file="+ins[1]+",triple=nvptx64-nvidia-cuda,arch=sm_90,kind=cuda")
-	bc := llvmtest.WriteFile(t, fixtureRoot, "dev.bc", append([]byte("BC\xc0\xde"), llvmtest.ReadFile(t, ins[2])...))
+	// A real module: inspect reads the header records of bitcode.
+	ll := llvmtest.WriteFile(t, fixtureRoot, "omp-dev.ll", []byte("source_filename = \"dev.c\"\ntarget triple = \"x86_64-unknown-linux-gnu\"\n@g = global i32 1\n"))
+	bc := filepath.Join(fixtureRoot, "dev.bc")
+	mustRun(t, fixtureRoot, nil, llvmtest.Tool(t, "llvm-as-22"), ll, "-o", bc)
 	mustRun(t, fixtureRoot, nil, llvm, "-o", "p2.pkg",
 		"--image=file="+bc+",triple=x86_64-unknown-linux-gnu,arch=,kind=openmp")
 	all := append(llvmtest.ReadFile(t, filepath.Join(fixtureRoot, "p1.pkg")), llvmtest.ReadFile(t, filepath.Join(fixtureRoot, "p2.pkg"))...)
