@@ -6,7 +6,7 @@ package main
 //
 // Like LLVM's tools, their personalities here write bitcode (lib/ir's
 // writer: llvm-dis prints it as it prints LLVM's) whatever -o is called,
-// but when -o ends in .o, where they write a finished ELF object.
+// except a name ending in .o, for which they write a finished ELF object.
 
 import (
 	"bytes"
