@@ -96,6 +96,63 @@ func TestUnbundleNormalizedDuplicate(t *testing.T) {
 	}
 }
 
+// TestArchiveNormalizedDuplicate: the archive form of the case above, as
+// LLVM's clang-offload-bundler.c spells it: a processor after a three-dash
+// triple (openmp-amdgcn-amd-amdhsa-gfx906) is read as the environment and
+// dropped, so both targets standardize to openmp-amdgcn-amd-amdhsa--, the
+// ID LLVM also stores for code objects bundled under such a name. LLVM 22
+// exits 0, never writes the first archive, and puts each processor-less
+// code object into the second twice (checked here). Ours refuses the pair
+// and writes nothing; spelled with four dashes, both tools write one
+// archive per processor, the same bytes.
+func TestArchiveNormalizedDuplicate(t *testing.T) {
+	t.Parallel()
+	l := llvm(t)
+	dir := t.TempDir()
+	g906, g908 := "openmp-amdgcn-amd-amdhsa--gfx906", "openmp-amdgcn-amd-amdhsa--gfx908"
+	llvmtest.WriteFile(t, dir, "lib.a", arArchive([]arMember{
+		{"a.bc", binaryBundle([]rawEntry{{hostT + "-", []byte("HOSTA")}, {"openmp-amdgcn-amd-amdhsa--", []byte("ANY")}, {g908, []byte("A908")}}, 1)},
+		{"b.bc", binaryBundle([]rawEntry{{hostT + "-", []byte("HOSTB")}, {g906, []byte("B906")}}, 1)},
+	}))
+	// payloads lists an output archive's member contents, "" if it is absent.
+	payloads := func(name string) string {
+		if !exists(filepath.Join(dir, name)) {
+			return ""
+		}
+		ms, err := arMembers(llvmtest.ReadFile(t, filepath.Join(dir, name)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var data []string
+		for _, m := range ms {
+			data = append(data, string(m.data))
+		}
+		return strings.Join(data, ",")
+	}
+	threeDash := []string{"-type=a", "-unbundle", "-targets=openmp-amdgcn-amd-amdhsa-gfx906,openmp-amdgcn-amd-amdhsa-gfx908", "-input=lib.a"}
+	r := run(t, dir, nil, l, append(threeDash, "-output=l906.a", "-output=l908.a")...)
+	if r.Code != 0 || exists(filepath.Join(dir, "l906.a")) || payloads("l908.a") != "ANY,ANY" {
+		t.Errorf("LLVM no longer mixes processors in one archive: %v, l906.a written: %v, l908.a holds %q",
+			r, exists(filepath.Join(dir, "l906.a")), payloads("l908.a"))
+	}
+	r = run(t, dir, nil, ours(), append(threeDash, "-output=o906.a", "-output=o908.a")...)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "openmp-amdgcn-amd-amdhsa-gfx908") || exists(filepath.Join(dir, "o906.a")) || exists(filepath.Join(dir, "o908.a")) {
+		t.Errorf("ours: %v", r)
+	}
+	fourDash := []string{"-type=a", "-unbundle", "-targets=" + g906 + "," + g908, "-input=lib.a"}
+	lr := run(t, dir, nil, l, append(fourDash, "-output=f906.a", "-output=f908.a")...)
+	or := run(t, dir, nil, ours(), append(fourDash, "-output=p906.a", "-output=p908.a")...)
+	if lr.Code != 0 || or.Code != 0 {
+		t.Fatalf("four-dash targets: LLVM %v\nours %v", lr, or)
+	}
+	for _, c := range []struct{ l, o, want string }{{"f906.a", "p906.a", "B906"}, {"f908.a", "p908.a", "A908"}} {
+		if got := payloads(c.l); got != c.want {
+			t.Errorf("LLVM's %s holds %s, want %s", c.l, got, c.want)
+		}
+		sameBytes(t, c.o, llvmtest.ReadFile(t, filepath.Join(dir, c.l)), llvmtest.ReadFile(t, filepath.Join(dir, c.o)))
+	}
+}
+
 // TestDuplicateEntryID: a binary bundle that holds one ID twice. LLVM 22
 // keeps the entries in a StringMap, so the last payload silently wins
 // (checked here); ours reports the duplicate with its offset.
