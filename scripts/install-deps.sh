@@ -4,13 +4,16 @@
 # lld and its OpenMP offload runtime (the runtime the wrapper tests run on),
 # clang 14's tools (clang-offload-wrapper 14, the drop-in's oracle),
 # the GPU SDKs the examples compile against (ROCm 5.2's HIP headers, device
-# libraries and runtime from Debian main; CUDA 11.8 from non-free),
+# libraries and runtime from Debian main; CUDA 11.8 from non-free, with
+# g++-11, the host compiler Debian's nvcc looks for first: installed with
+# clang-tools-14 in one apt-get, the toolkit's dependency is met by
+# clang-14 instead, and nvcc then refuses to run),
 # Bazel 4.2.3 with skylib and nginx (the rules' integration workspace and
 # its remote cache), GNU time (the benchmark's peak-memory column) and
 # xxhsum (the reference XXH3 that lib/xxh3 is checked against).
 set -euo pipefail
 pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clang-16 clang-tools-16 lld-16 libomp-16-dev clang-tools-14
-      libamdhip64-dev rocm-device-libs nvidia-cuda-toolkit
+      libamdhip64-dev rocm-device-libs nvidia-cuda-toolkit g++-11
       bazel-bootstrap bazel-skylib nginx time xxhash
       bazel-bootstrap-source openjdk-17-jdk-headless)  # Bazel's remote worker, built with javac
 missing=()
