@@ -102,6 +102,26 @@ func (t triple) nativeELF() error {
 	return nil
 }
 
+// ObjectHost reports whether EmitObj and EmitAsm can target the host
+// triple (empty means DefaultTriple): nil for ELF x86-64 and AArch64
+// hosts, else the ErrTarget they would return.
+func ObjectHost(host string) error {
+	if host == "" {
+		host = DefaultTriple
+	}
+	t, err := parseTriple(host)
+	if err != nil {
+		return err
+	}
+	if err := t.nativeELF(); err != nil {
+		return err
+	}
+	if t.machine == "" {
+		return targetErr("'%s': assembly and objects are generated for x86_64 and aarch64 hosts only", t.str)
+	}
+	return nil
+}
+
 // targetError is an ErrTarget with LLVM's wording.
 type targetError struct{ msg string }
 

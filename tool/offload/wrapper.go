@@ -6,7 +6,8 @@ package main
 //
 // Like LLVM's tools, their personalities here write bitcode (lib/ir's
 // writer: llvm-dis prints it as it prints LLVM's) whatever -o is called,
-// except a name ending in .o, for which they write a finished ELF object.
+// except a name ending in .o or .obj, for which they write a finished ELF
+// object where the host is an ELF x86-64 or AArch64 one.
 
 import (
 	"bytes"
@@ -86,10 +87,11 @@ func runWrapper(prog string, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	j := &wrapJob{opts: wrapper.Options{Kind: k, Triple: triple.Value(), ABI: wrapper.LLVM20, AnyImage: true},
-		emit: emitFor(out.Value(), "bc"), output: out.Value(), inputs: s.Positional}
+		output: out.Value(), inputs: s.Positional}
 	if j.opts.Triple == "" {
 		j.opts.Triple = hostTriple()
 	}
+	j.emit = dropInForm(j.output, j.opts.Triple)
 	return j.run(prog, stderr, llvmError)
 }
 
@@ -112,13 +114,16 @@ type outputError struct {
 
 func (e *outputError) Error() string { return fmt.Sprintf("'%s': %s", e.path, unwrapPath(e.err)) }
 
-// emitFor picks the form an output name asks for: an object for .o, else
-// the fallback.
-func emitFor(path, fallback string) string {
-	if strings.HasSuffix(path, ".o") || strings.HasSuffix(path, ".obj") {
+// dropInForm picks what a drop-in writes to path for the host triple:
+// bitcode, as LLVM does under any name, except a finished ELF object for a
+// name ending in .o or .obj when the host is one EmitObj targets. For
+// other hosts (COFF, architectures without an object writer) a .o or .obj
+// name gets LLVM's bitcode too, which their linkers take.
+func dropInForm(path, triple string) string {
+	if (strings.HasSuffix(path, ".o") || strings.HasSuffix(path, ".obj")) && wrapper.ObjectHost(triple) == nil {
 		return "obj"
 	}
-	return fallback
+	return "bc"
 }
 
 // clangWrapperOverview is clang-offload-wrapper 14's, word for word.
@@ -161,7 +166,7 @@ func runClangOffloadWrapper(prog string, args []string, stdout, stderr io.Writer
 		return 1
 	}
 	j := &wrapJob{opts: wrapper.Options{Kind: wrapper.OpenMP, Triple: target.Value(), ABI: wrapper.Legacy, AnyImage: true, WholeImages: true},
-		emit: emitFor(out.Value(), "bc"), output: out.Value(), inputs: s.Positional, archs: archs, notes: notes.On}
+		emit: dropInForm(out.Value(), target.Value()), output: out.Value(), inputs: s.Positional, archs: archs, notes: notes.On}
 	return j.run(prog, stderr, llvm14Error)
 }
 

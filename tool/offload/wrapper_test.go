@@ -47,8 +47,9 @@ func wrapRun(t *testing.T, dir, prog string, args ...string) (int, string, strin
 // TestWrapperCLIMatchesLLVM runs the same command lines through
 // llvm-offload-wrapper-22 and through our llvm-offload-wrapper personality:
 // exit status and diagnostics must agree, and where LLVM succeeds ours must
-// write bitcode (under any name but *.o) that llvm-dis-22 prints as it
-// prints LLVM's.
+// write bitcode (under any name but *.o or *.obj for an ELF x86-64 or
+// AArch64 host, which gets an object) that llvm-dis-22 prints as it prints
+// LLVM's.
 func TestWrapperCLIMatchesLLVM(t *testing.T) {
 	llvmtest.Need(t, "llvm-offload-wrapper-22", "llvm-dis-22")
 	const prog = "llvm-offload-wrapper-22"
@@ -73,6 +74,10 @@ func TestWrapperCLIMatchesLLVM(t *testing.T) {
 		{"--kind=openmp", "-o", "out.bc", "empty.bin"},
 		{"--kind=cuda", "-o", "out.bc", "ob.bin"},
 		{"--kind=hip", "-o", "out.bc", "k.fatbin"},
+		// Where no ELF object can be made, a .o or .obj name gets LLVM's bitcode.
+		{"--kind=hip", "--triple=x86_64-pc-windows-msvc", "-o", "out.obj", "k.hipfb"},
+		{"--kind=openmp", "--triple=riscv64-unknown-linux-gnu", "-o", "out.o", "ob.bin"},
+		{"--kind=cuda", "--triple=x86_64-w64-mingw32", "-o", "out.o", "k.fatbin"},
 	}
 	for _, args := range cases {
 		llvmDir, ourDir := t.TempDir(), t.TempDir()
@@ -116,7 +121,8 @@ func TestWrapperCLIErrorsLeaveNoOutput(t *testing.T) {
 		{"offload", []string{"wrap", "--kind=openmp", "-o", "out.ll", "text.txt"}, "unrecognised data is not an OpenMP device image"},
 		{"offload", []string{"wrap", "--kind=cuda", "-o", "out.ll", "ob.bin"}, "an OffloadBinary is not a CUDA fatbinary"},
 		{"offload", []string{"wrap", "--kind=hip", "-o", "out.o", "k.fatbin"}, "a CUDA fatbinary is not a HIP offload bundle"},
-		{"llvm-offload-wrapper", []string{"--kind=openmp", "--triple=riscv64-linux-gnu", "-o", "out.o", "ob.bin"}, "x86_64 and aarch64 hosts only"},
+		{"offload", []string{"wrap", "--kind=openmp", "--triple=riscv64-linux-gnu", "-o", "out.o", "ob.bin"}, "x86_64 and aarch64 hosts only"},
+		{"offload", []string{"wrap", "--kind=hip", "--triple=x86_64-pc-windows-msvc", "-o", "out.obj", "k.hipfb"}, "COFF hosts are supported by the LLVM IR and bitcode forms only"},
 		{"clang-offload-wrapper", []string{"-target=foo-bar", "-o", "out.bc", "ob.bin"}, "error: 'foo-bar': unsupported target triple"},
 		{"clang-offload-wrapper", []string{"-o", "out.bc", "ob.bin"}, "for the --target option: must be specified at least once!"},
 		{"clang-offload-wrapper", []string{"-target", "x86_64-linux-gnu", "ob.bin"}, "for the -o option: must be specified at least once!"},
@@ -201,6 +207,7 @@ func TestClangOffloadWrapperMatchesLLVM14(t *testing.T) {
 		{"-o", "out.bc", "-target", "aarch64-unknown-linux-gnu", "ob.bin", "k.fatbin", "text.txt"},
 		{"-o", "out.bc", "--target=riscv64-unknown-linux-gnu", "empty.bin"},
 		{"-o", "out.ll", host, "k.hipfb"},
+		{"-o", "out.o", "--target=riscv64-unknown-linux-gnu", "ob.bin"},
 	}
 	for _, args := range cases {
 		llvmDir, ourDir := t.TempDir(), t.TempDir()
