@@ -122,7 +122,9 @@ func TestWriteErrors(t *testing.T) {
 	}
 }
 
-// Every prefix of a valid binary is rejected with a typed error.
+// Every prefix of a valid binary is rejected with a typed error: invalid
+// data below a header and an entry (72 bytes, LLVM 22's minimum), an
+// unexpected end from there on (Size says 152), as LLVM 22 words them.
 func TestReadTruncation(t *testing.T) {
 	b := vector152(t)
 	for n := 0; n < len(b); n++ {
@@ -130,6 +132,13 @@ func TestReadTruncation(t *testing.T) {
 		var fe *FormatError
 		if !errors.As(err, &fe) {
 			t.Fatalf("prefix %d: %v", n, err)
+		}
+		want := ErrTruncated
+		if n < headerSize+entrySize {
+			want = ErrFormat
+		}
+		if !errors.Is(err, want) {
+			t.Errorf("prefix %d: %v, want %v", n, err, want)
 		}
 	}
 }
@@ -149,7 +158,11 @@ func TestReadCorrupt(t *testing.T) {
 		{"size past end", 8, 160, 8, ErrTruncated},
 		{"size below header", 8, 16, 8, ErrTruncated},
 		{"entry past end", 16, 120, 8, ErrTruncated},
-		{"entry overlaps header", 16, 8, 8, ErrFormat},
+		// LLVM 22 reads an entry that overlaps the header; we refuse it,
+		// unless LLVM's own checks already do (here the image offset is
+		// then the entry's first bytes, 0x10001, past the end).
+		{"entry overlaps header", 16, 0, 8, ErrFormat},
+		{"overlapping entry past end", 16, 8, 8, ErrTruncated},
 		{"entry size huge", 24, 1 << 62, 8, ErrTruncated},
 		{"string offset", 0x28, 150, 8, ErrTruncated},
 		{"string count", 0x30, 1 << 60, 8, ErrTruncated},

@@ -245,9 +245,78 @@ func readHeader(r io.ReaderAt, off, avail int64) (header, error) {
 	return h, nil
 }
 
+// llvm22Checks makes, in LLVM 22's order, the checks its OffloadBinary::create
+// makes of a binary, so that an input both refuse is refused with the same
+// class of error (ErrFormat for what LLVM calls invalid data, ErrTruncated
+// for an unexpected end of file): LLVM 22 first wants the bytes left for
+// a header and an entry (72), then the magic and version 1, then Size
+// within them and no smaller than an entry, EntryOffset and EntrySize
+// within Size, and the entry's image and string offsets within the bytes
+// left; then it parses the Size bytes again on their own, so a Size below
+// 72 is invalid data and the offsets must lie within Size. Later versions
+// (2 and 3), which LLVM 22 cannot read, are left to the checks that
+// follow, as are the stricter ones LLVM does not make (entries overlapping
+// the header, an image running past the binary, strings), which only ever
+// refuse what LLVM accepts.
+func llvm22Checks(r io.ReaderAt, off, avail int64) error {
+	const least = headerSize + entrySize
+	var b [least]byte
+	n := min(avail, least)
+	if err := readAt(r, b[:n], off); err != nil {
+		return err
+	}
+	if !IsOffloadBinary(b[:n]) {
+		return nil // invalid data too, said by readHeader
+	}
+	if n >= 8 {
+		if v := le.Uint32(b[4:]); v > Version && v <= MaxVersion {
+			return nil
+		}
+	}
+	if n < least {
+		return formatErr(off, "binary shorter than a header and an entry", n)
+	}
+	if le.Uint32(b[4:]) != Version {
+		return nil // readHeader refuses the version as invalid data
+	}
+	size, entOff, entSize := le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])
+	if size > uint64(avail) {
+		return truncErr(off+8, "binary size past end of input", size)
+	}
+	if size < entrySize {
+		return truncErr(off+8, "binary size smaller than an entry", size)
+	}
+	if entOff > size-entrySize {
+		return truncErr(off+16, "entries past end of binary", entOff)
+	}
+	if entSize > size-headerSize {
+		return truncErr(off+24, "entry size past end of binary", entSize)
+	}
+	var e [entrySize]byte
+	if err := readAt(r, e[:], off+int64(entOff)); err != nil {
+		return err
+	}
+	strOff, imgOff := le.Uint64(e[8:]), le.Uint64(e[24:])
+	for _, limit := range []uint64{uint64(avail), size} {
+		if limit == size && size < least {
+			return formatErr(off+8, "binary size smaller than a header and an entry", size)
+		}
+		if imgOff > limit {
+			return truncErr(off+int64(entOff)+24, "image past end of binary", imgOff)
+		}
+		if strOff > limit {
+			return truncErr(off+int64(entOff)+8, "string entries past end of binary", strOff)
+		}
+	}
+	return nil
+}
+
 func (o *options) read(r io.ReaderAt, off, size int64, allowCompressed bool) ([]Image, int64, error) {
 	if off < 0 || off > size {
 		return nil, 0, truncErr(off, "offset outside input", nil)
+	}
+	if err := llvm22Checks(r, off, size-off); err != nil {
+		return nil, 0, err
 	}
 	h, err := readHeader(r, off, size-off)
 	if err != nil {

@@ -32,7 +32,8 @@ type Found struct {
 // Scan finds the offload binaries in an input, as LLVM 22's
 // extractOffloadBinaries does: a raw offload binary (or several back to
 // back), an ELF relocatable object, executable or shared object (sections of
-// type SHT_LLVM_OFFLOADING, whatever their name), or an archive of those.
+// type SHT_LLVM_OFFLOADING, whatever their name), a COFF object (sections
+// named .llvm.offloading*), or an archive of those.
 // Other inputs yield nothing. name is the input's name. Image locations are
 // absolute in r, also for images inside archive members and ELF sections.
 //
@@ -45,7 +46,7 @@ func Scan(r io.ReaderAt, size int64, name string, opts ...offloadbin.Option) ([]
 }
 
 func scan(r io.ReaderAt, off, size int64, name string, depth int, opts []offloadbin.Option) ([]Found, error) {
-	var head [18]byte
+	var head [28]byte
 	n, err := r.ReadAt(head[:min(int64(len(head)), size)], off)
 	if err != nil && err != io.EOF {
 		return nil, err
@@ -73,6 +74,8 @@ func scan(r io.ReaderAt, off, size int64, name string, depth int, opts []offload
 		return out, nil
 	case string(b[:min(len(b), 8)]) == ar.Magic || string(b[:min(len(b), 8)]) == ar.ThinMagic:
 		return scanArchive(r, off, size, name, depth, opts)
+	case isCOFFObject(b):
+		return scanCOFF(r, off, size, name, opts)
 	}
 	return nil, nil
 }

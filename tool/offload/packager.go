@@ -313,11 +313,15 @@ func packagerMessage(prog string, err error) string {
 		prefix = "'" + ie.name + "': "
 	}
 	var errno syscall.Errno
+	var worded interface{ LLVMMessage() string }
 	switch {
 	case errors.As(err, &errno):
 		// LLVM prints strerror text without the path for images and outputs.
 		s := errno.Error()
 		return prefix + strings.ToUpper(s[:1]) + s[1:]
+	case dropIn && errors.As(err, &worded):
+		// A defect LLVM words with a message of its own.
+		return worded.LLVMMessage()
 	case dropIn && errors.Is(err, offloadbin.ErrTruncated):
 		return "The end of the file was unexpectedly encountered"
 	case dropIn && errors.Is(err, offloadbin.ErrFormat):
