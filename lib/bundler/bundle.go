@@ -198,6 +198,17 @@ func compressTo(out *atomicfile.File, cfg *Config, size int64, write func(io.Wri
 	return nil
 }
 
+// reportedLevel is the level -verbose prints. LLVM prints the level it was
+// given; zstd takes 0 as its default level, so a given 0 compresses as the
+// default does and is printed as 0. Unset, or 0 for zlib (where ccob reads 0
+// as the default, not as zlib's "store"), it is the level used.
+func reportedLevel(cfg *Config, m ccob.Method) int {
+	if cfg.CompressionLevel != 0 || (cfg.CompressionLevelGiven && m == ccob.MethodZstd) {
+		return cfg.CompressionLevel
+	}
+	return ccob.DefaultLevel(m)
+}
+
 // printCompressed writes -verbose's report of a compression, LLVM's lines
 // in LLVM's order (the speed is a timing, so it differs run to run).
 func printCompressed(cfg *Config, h ccob.Header, took time.Duration) {
@@ -205,11 +216,7 @@ func printCompressed(cfg *Config, h ccob.Header, took time.Duration) {
 	fmt.Fprintf(cfg.Stderr, "Compressed bundle format version: %d\n", h.Version)
 	fmt.Fprintf(cfg.Stderr, "Total file size (including headers): %s bytes\n", commas(h.TotalSize))
 	fmt.Fprintf(cfg.Stderr, "Compression method used: %s\n", h.Method)
-	level := cfg.CompressionLevel
-	if level == 0 {
-		level = ccob.DefaultLevel(h.Method)
-	}
-	fmt.Fprintf(cfg.Stderr, "Compression level: %d\n", level)
+	fmt.Fprintf(cfg.Stderr, "Compression level: %d\n", reportedLevel(cfg, h.Method))
 	fmt.Fprintf(cfg.Stderr, "Binary size before compression: %s bytes\n", commas(h.UncompressedSize))
 	fmt.Fprintf(cfg.Stderr, "Binary size after compression: %s bytes\n", commas(compressed))
 	if compressed > 0 {

@@ -29,10 +29,14 @@ type Config struct {
 	HIPOpenMPCompatible bool
 	PrintCommands       bool // --###: print the llvm-objcopy commands LLVM would run
 
-	Compress          bool
-	CompressionLevel  int // 0: the method's default (zstd 3, zlib 6)
-	CompressedVersion uint16
-	CompressionMethod ccob.Method
+	Compress         bool
+	CompressionLevel int // 0: the method's default (zstd 3, zlib 6)
+	// CompressionLevelGiven records that the level came from
+	// -compression-level or OFFLOAD_BUNDLER_COMPRESSION_LEVEL: -verbose then
+	// reports it as given, as LLVM does, 0 (zstd's "default") included.
+	CompressionLevelGiven bool
+	CompressedVersion     uint16
+	CompressionMethod     ccob.Method
 
 	// MaxUncompressedSize bounds the bytes decompressed from the input, in
 	// total over all its compressed records (archive members included); 0
@@ -87,7 +91,7 @@ func (c *Config) ApplyEnv(getenv func(string) (string, bool), warn io.Writer) {
 	if v, ok := getenv("OFFLOAD_BUNDLER_COMPRESSION_LEVEL"); ok {
 		// LLVM's getAsInteger(10) takes an optional '-', never a '+'.
 		if n, err := strconv.Atoi(v); err == nil && !strings.HasPrefix(v, "+") {
-			c.CompressionLevel = n
+			c.CompressionLevel, c.CompressionLevelGiven = n, true
 		} else {
 			fmt.Fprintf(warn, "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: %s. Ignoring it.\n", v)
 		}

@@ -1,6 +1,7 @@
 package bundler
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -145,6 +146,12 @@ func decompressedAs(src *source, cfg *Config, prefix string) ([]*source, error) 
 
 func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) ([]*source, error) {
 	if !ccob.IsCompressed(src.prefix(8)) {
+		if cfg.Verbose && src.size >= 8 {
+			// LLVM's CompressedOffloadBundle::decompress says so for every
+			// input (and archive member) without the CCOB magic, unless it
+			// is shorter than the magic, version and method.
+			fmt.Fprintf(cfg.Stderr, "Uncompressed bundle.\n")
+		}
 		return []*source{src}, nil
 	}
 	var parts []*source
@@ -155,7 +162,7 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 	}
 	opt := ccobOptions(cfg)
 	if err := opt.Budget.Check(ccob.DeclaredSize(src.r, src.size)); err != nil {
-		return nil, fileError(src.name, fmt.Errorf("%s: %w", prefix, err))
+		return nil, decompressError(src, 0, prefix, err)
 	}
 	for off := int64(0); off < src.size; {
 		rest := io.NewSectionReader(src.r, off, src.size-off)
@@ -169,7 +176,7 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 		}
 		if err != nil {
 			closeAll()
-			return nil, fileError(src.name, fmt.Errorf("%s: %w", prefix, err))
+			return nil, decompressError(src, off, prefix, err)
 		}
 		if part.check != nil {
 			part.check = wrapCheck(src.name, prefix, part.check)
@@ -188,11 +195,31 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 		n, _ := src.r.ReadAt(head, next)
 		if !ccob.IsCompressed(head[:n]) {
 			closeAll()
-			return nil, fileError(src.name, errorf("%s: unexpected data after the compressed bundle at offset %d", prefix, next))
+			return nil, inFile(src.name, "", errorf("%s: unexpected data after the compressed bundle at offset %d", prefix, next))
 		}
 		off = next
 	}
 	return parts, nil
+}
+
+// decompressError reports that the CCOB at off in src could not be
+// decompressed in LLVM's words ("Failed to decompress input: <reason>"),
+// naming the file after them: LLVM does not name it. LLVM 22 reports an
+// unknown version as a header too small (it finds no header size for it);
+// so does this, followed by the version. LLVM does not read the total
+// size: it decompresses whatever follows the header, so a CCOB cut short
+// fails in the codec; ours checks the size first, and says so after the
+// codec failure's words.
+func decompressError(src *source, off int64, prefix string, err error) error {
+	switch {
+	case errors.Is(err, ccob.ErrUnknownVersion):
+		v := make([]byte, 2)
+		src.r.ReadAt(v, off+4)
+		err = fmt.Errorf("%w: unknown version %d", ccob.ErrHeaderTooSmall, binary.LittleEndian.Uint16(v))
+	case errors.Is(err, ccob.ErrTotalSize):
+		err = fmt.Errorf("%w: %w", ccob.ErrDecompress, err)
+	}
+	return inFile(src.name, "", fmt.Errorf("%s: %w", prefix, err))
 }
 
 func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Config) (*source, int64, error) {

@@ -48,7 +48,7 @@ func unbundleCompressed(cfg *Config, t *targets, src *source, h ccob.Header) (pa
 		if r.err != nil {
 			return nil, true, r.err
 		}
-		return nil, true, fileError(src.name, fmt.Errorf("%s: %w", decompressInput, err))
+		return nil, true, decompressError(src, 0, decompressInput, err)
 	}
 	if r.state == routeSpool {
 		undo := []func(){func() { tmp.Close() }, func() { check() }}
@@ -70,7 +70,7 @@ func ccobOptions(cfg *Config) ccob.ReaderOptions {
 func wrapCheck(name, prefix string, check func() error) func() error {
 	return func() error {
 		if err := check(); err != nil {
-			return fileError(name, fmt.Errorf("%s: %w", prefix, err))
+			return inFile(name, "", fmt.Errorf("%s: %w", prefix, err))
 		}
 		return nil
 	}

@@ -160,7 +160,7 @@ func (f *bundlerFlags) config(stderr io.Writer) (*bundler.Config, error) {
 		if err != nil {
 			return nil, &cl.Error{Msg: fmt.Sprintf("for the --compression-level option: '%s' value invalid for integer argument!", f.level.Value())}
 		}
-		cfg.CompressionLevel = n
+		cfg.CompressionLevel, cfg.CompressionLevelGiven = n, true
 	}
 	if f.method.Given() {
 		switch f.method.Value() {
