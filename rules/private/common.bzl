@@ -18,6 +18,7 @@ MNEMONICS = struct(
     host_compile = "OffloadHostCompile",
     openmp_compile = "OffloadOpenMPCompile",
     fatbinary = "OffloadFatbinary",
+    hip_fatbin_object = "OffloadHipFatbinObject",
 )
 
 # Actions whose command lines carry paths only as File arguments can run

@@ -35,12 +35,17 @@ def _offload_flags(kind, targets, cuid):
     flags += ["--offload-arch=" + a for a in offload_archs(targets)]
     return flags + ["--offload-host-only", "-c", "-cuid=" + cuid]
 
-def host_compile_command(ctx, clang, src, kind, targets, gpubinary, out, cuid, source_kwargs):
+def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid, source_kwargs):
     """The command that compiles the host half of one source.
 
-    Whole-program: `-Xclang -fcuda-include-gpubinary` is what clang's own
-    one-step `-c` does: the object then holds the fat binary and the
+    CUDA, whole-program: `-Xclang -fcuda-include-gpubinary` is what clang's
+    own one-step `-c` does: the object then holds the fat binary and the
     constructor that registers it and the source's kernels with the runtime.
+    HIP, whole-program: the same constructor, but the fat binary is left to
+    the symbol clang names after the cuid, which an object of its own
+    defines (emit_hip_fatbin_object); without the images and the
+    --offload-arch list, which do not change clang's host code, the compile
+    does not rerun when a target is added or a device image changes.
     RDC: the new offload driver's host object, whose offload entries the
     program's registration reads. The cuid must be the device compiles' one.
     OpenMP: the host half of -fopenmp-targets, whose offload entries the
@@ -53,8 +58,10 @@ def host_compile_command(ctx, clang, src, kind, targets, gpubinary, out, cuid, s
       kind: "hip", "cuda" or "openmp".
       targets: resolved targets (their --offload-arch flags, or their
         triples for -fopenmp-targets).
-      gpubinary: File, the HIP fat binary or NVIDIA fat binary of this source;
-        None for relocatable device code and OpenMP.
+      device_code: how the device half reaches the program: a File, the
+        NVIDIA fat binary to embed (CUDA); "separate" (HIP whole-program: the
+        fat binary's own object); "rdc" (relocatable device code); None
+        (OpenMP).
       out: File, the host object to write.
       cuid: string, the compilation unit ID (HIP and CUDA).
       source_kwargs: dict: copts, defines, includes, compilation_context, hdrs
@@ -64,7 +71,7 @@ def host_compile_command(ctx, clang, src, kind, targets, gpubinary, out, cuid, s
       struct(args, inputs, outputs, mapping, what) for run_command.
     """
     args = ctx.actions.args()
-    args.add_all(_offload_flags(kind, targets, cuid))
+    args.add_all(_offload_flags(kind, [] if device_code == "separate" else targets, cuid))
 
     # Host objects may go into shared libraries (cc_test links dynamically).
     args.add("-fPIC")
@@ -76,28 +83,30 @@ def host_compile_command(ctx, clang, src, kind, targets, gpubinary, out, cuid, s
         src,
         **source_kwargs
     )
-    if gpubinary:
-        args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", gpubinary])
-    elif kind != "openmp":
+    embedded = []
+    if device_code == "rdc":
         # Relocatable device code: the object gets offload entries
         # (section llvm_offload_entries) that the link's registration reads.
         args.add_all(["--offload-new-driver", "-fgpu-rdc"])
+    elif device_code and device_code != "separate":
+        embedded = [device_code]
+        args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", device_code])
     args.add("-o", out)
     args.add(src)
     return struct(
         args = args,
-        inputs = depset([gpubinary] if gpubinary else [], transitive = [inputs]),
+        inputs = depset(embedded, transitive = [inputs]),
         outputs = [out],
         mapping = mapping,
         what = src.short_path,
     )
 
-def emit_host_compile(ctx, clang, src, kind, targets, gpubinary, out, cuid, source_kwargs):
+def emit_host_compile(ctx, clang, src, kind, targets, device_code, out, cuid, source_kwargs):
     """Compiles the host half of one source: host_compile_command as an action.
 
     Returns:
       The output File.
     """
-    command = host_compile_command(ctx, clang, src, kind, targets, gpubinary, out, cuid, source_kwargs)
+    command = host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid, source_kwargs)
     run_command(ctx, clang, command, MNEMONICS.host_compile, "Compiling host half of")
     return out

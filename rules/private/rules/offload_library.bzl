@@ -4,7 +4,7 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:attrs.bzl", "compile_attrs")
 load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context", "public_compilation_context")
-load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE")
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:images.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
 load("//rules/private:providers.bzl", "OffloadRdcInfo")
 load("//rules/private:runtime.bzl", "runtime_library")
@@ -12,6 +12,7 @@ load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:bundle.bzl", "emit_hip_fatbin")
 load("//rules/private/actions:compile.bzl", "device_compile_command", "run_command", "source_cuid")
 load("//rules/private/actions:fatbinary.bzl", "emit_fatbinary")
+load("//rules/private/actions:hip_fatbin_object.bzl", "emit_hip_fatbin_object")
 load("//rules/private/actions:host_compile.bzl", "emit_host_compile", "host_compile_command")
 load("//rules/private/actions:openmp_compile.bzl", "emit_openmp_compile")
 
@@ -30,6 +31,12 @@ def _gpubinary(ctx, kind, images, stem):
         return emit_hip_fatbin(ctx, find_offload_tool(ctx), images, out)
     out = ctx.actions.declare_file("_offload/%s/%s.fatbin" % (ctx.label.name, stem))
     return emit_fatbinary(ctx, find_offload_tool(ctx), images, out)
+
+def _hip_fatbin_object(ctx, clang, fatbin, cuid, stem):
+    """The object that holds a source's HIP fat binary for its host object."""
+    out = ctx.actions.declare_file("_offload/%s/%s.hipfb.o" % (ctx.label.name, stem))
+    triple = clang.host_triple or DEFAULT_HOST_TRIPLE
+    return emit_hip_fatbin_object(ctx, find_offload_tool(ctx), fatbin, cuid, triple, out)
 
 def _rdc_plan(ctx, kind, target):
     """How to compile relocatable device code for one target: (flags, extension, image kind)."""
@@ -132,24 +139,37 @@ def _offload_library_impl(ctx):
         # Device half: one compile per (target, source), as offload_bundle.
         images = compile_images(ctx, clang, kind, "o", targets, srcs, "never", kwargs)
 
-    # Host half: per source one compile; whole-program mode embeds the
-    # source's images in a fat binary, RDC mode leaves offload entries for
-    # the registration that offload_device_link writes.
+    # Host half: per source one compile. Whole-program mode puts the
+    # source's images in a fat binary: CUDA's host compile embeds it, HIP's
+    # refers to it and an object of its own holds it. RDC mode leaves
+    # offload entries for the registration that offload_device_link writes.
     objects = []
+    host_objects = []
+    fatbin_objects = []
     for i, src in enumerate(srcs):
         stem = stems[i]
-        gpubinary = None
-        if not rdc:
-            mine = [images[t * len(srcs) + i] for t in range(len(targets))]
-            gpubinary = _gpubinary(ctx, kind, mine, stem)
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
         cuid = ctx.attr.cuid or source_cuid(ctx, src)
+        device_code = None
+        if rdc and kind != "openmp":
+            device_code = "rdc"
+        elif not rdc:
+            mine = [images[t * len(srcs) + i] for t in range(len(targets))]
+            device_code = _gpubinary(ctx, kind, mine, stem)
+        fatbin_object = None
+        if kind == "hip" and not rdc:
+            fatbin_object = _hip_fatbin_object(ctx, clang, device_code, cuid, stem)
+            device_code = "separate"
         if kind == "openmp":
-            host = host_compile_command(ctx, clang, src, kind, targets, gpubinary, obj, cuid, source_kwargs)
+            host = host_compile_command(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
             emit_openmp_compile(ctx, clang, src, openmp_commands[src.path] + [host])
         else:
-            emit_host_compile(ctx, clang, src, kind, targets, gpubinary, obj, cuid, source_kwargs)
+            emit_host_compile(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
+        host_objects.append(obj)
         objects.append(obj)
+        if fatbin_object:
+            fatbin_objects.append(fatbin_object)
+            objects.append(fatbin_object)
 
     cc = cc_setup(ctx)
     linking = [objects_linking_context(ctx, cc, objects, ctx.attr.alwayslink)]
@@ -160,7 +180,8 @@ def _offload_library_impl(ctx):
     cc_info = merge(compilation, linking, [d[CcInfo] for d in ctx.attr.deps])
 
     groups = output_groups(images)
-    groups["host_objects"] = depset(objects)
+    groups["host_objects"] = depset(host_objects)
+    groups["fatbin_objects"] = depset(fatbin_objects)
     return [
         DefaultInfo(files = depset(objects)),
         cc_info,
@@ -202,10 +223,13 @@ offload_library = rule(
 Per source: one OffloadCompile per target (AMDGPU code objects; CUDA cubins
 for sm_XX, PTX for compute_XX), the images in the fat binary the runtime
 loads (a HIP fat binary by `offload bundler`; an NVIDIA fat binary by
-`offload fatbin`, fatbinary's bytes), and one OffloadHostCompile that embeds it
-with the same cuid, as clang's own `-c` does. The result is CcInfo: the host
-objects, hdrs/includes/defines for dependents, deps, and the runtime
-(libamdhip64; cudart), so cc_binary(deps = [...]) links a program.
+`offload fatbin`, fatbinary's bytes), and one OffloadHostCompile with the
+same cuid. CUDA's embeds the fat binary, as clang's own `-c` does; HIP's
+refers to it by the symbol clang derives from the cuid, and an
+OffloadHipFatbinObject defines it, so adding a target or editing device
+code does not recompile host code. The result is CcInfo: the host objects,
+hdrs/includes/defines for dependents, deps, and the runtime (libamdhip64;
+cudart), so cc_binary(deps = [...]) links a program.
 
 OpenMP (kind "openmp", host-CPU targets such as x86_64-pc-linux-gnu):
 relocatable device objects per (source, target) and the host half of

@@ -47,8 +47,14 @@ def _link_flags(cc_info):
     return flags
 
 def _halves_agree(env):
-    """Each host compile embeds its own source's fat binary, with its cuid."""
+    """Each host compile gets its own source's fat binary, with its cuid.
+
+    CUDA: the host compile embeds it. HIP: the host compile has neither the
+    fat binary nor the targets, and an OffloadHipFatbinObject with the same
+    cuid puts the fat binary in an object of its own.
+    """
     compiles = _actions(env, "OffloadCompile")
+    objects = _actions(env, "OffloadHipFatbinObject")
     for host in _actions(env, "OffloadHostCompile"):
         src = _source(host)
         cuid = _value(host.argv, "-cuid=")
@@ -59,8 +65,21 @@ def _halves_agree(env):
             asserts.equals(env, cuid, _value(a.argv, "-cuid="), "cuid of %s, device and host" % src)
         for arg in ["--offload-host-only", "-c", "-fPIC"]:
             _has(env, host.argv, arg, "host compile")
-        embedded = _after(host.argv, "-fcuda-include-gpubinary")
         stem = src.rpartition("/")[2].rpartition(".")[0]
+        embedded = _after(host.argv, "-fcuda-include-gpubinary")
+        if "hip" in host.argv:
+            mine = [o for o in objects if _value(o.argv, "--cuid=") == cuid]
+            if embedded or len(mine) != 1:
+                analysistest.fail(env, "HIP host compile of %s embeds %r; fat binary objects with its cuid: %d" % (src, embedded, len(mine)))
+                continue
+            fatbin = mine[0].argv[-1]
+            inputs = [f.path for f in host.inputs.to_list()]
+            if not fatbin.rpartition("/")[2].startswith(stem + ".") or fatbin in inputs:
+                analysistest.fail(env, "fat binary object of %s holds %r (a host compile input: %s)" % (src, fatbin, fatbin in inputs))
+            for a in host.argv:
+                if a.startswith("--offload-arch"):
+                    analysistest.fail(env, "HIP host compile of %s names targets: %r" % (src, a))
+            continue
         if not embedded or not embedded.rpartition("/")[2].startswith(stem + "."):
             analysistest.fail(env, "host compile of %s embeds %r" % (src, embedded))
         if embedded not in [f.path for f in host.inputs.to_list()]:
@@ -71,6 +90,7 @@ def _hip_library_test(ctx):
     _count(env, "OffloadCompile", 6)  # 2 sources x 3 targets
     _count(env, "OffloadBundle", 2)
     _count(env, "OffloadHostCompile", 2)
+    _count(env, "OffloadHipFatbinObject", 2)
     _count(env, "OffloadDeviceLink", 0)
     _halves_agree(env)
     for b in _actions(env, "OffloadBundle"):
@@ -82,8 +102,6 @@ def _hip_library_test(ctx):
         for arg in [
             "-x",
             "hip",
-            "--offload-arch=gfx90a:xnack+",
-            "--offload-arch=gfx906",
             "--rocm-path=external/offload_rocm",
             "-mcode-object-version=5",
             "-D__AMDGCN_WAVEFRONT_SIZE=64",
@@ -104,7 +122,7 @@ def _hip_library_test(ctx):
 
     # The runtime under its soname (ROCm 5's), the file the program's loader
     # looks for in the solib directory Bazel ships beside it.
-    _links_all(env, info, ["a.o", "b.o", "libamdhip64.so.5"])
+    _links_all(env, info, ["a.o", "a.hipfb.o", "b.o", "b.hipfb.o", "libamdhip64.so.5"])
     headers = [f.basename for f in info.compilation_context.headers.to_list()]
     if "dep.h" not in headers:
         analysistest.fail(env, "hdrs not public: %r" % headers)
@@ -119,6 +137,7 @@ def _cuda_library_test(ctx):
     _count(env, "OffloadCompile", 2)
     _count(env, "OffloadFatbinary", 1)
     _count(env, "OffloadHostCompile", 1)
+    _count(env, "OffloadHipFatbinObject", 0)
     _halves_agree(env)
     _offload_fatbin(env, ["--image3=kind=elf,sm=70,file", "--image3=kind=ptx,sm=90,file"], "_offload/cuda_lib/saxpy.fatbin")
     for h in _actions(env, "OffloadHostCompile"):
@@ -216,6 +235,7 @@ def _rdc_library_test(ctx):
     _count(env, "OffloadHostCompile", 1)
     _count(env, "OffloadBundle", 0)
     _count(env, "OffloadFatbinary", 0)
+    _count(env, "OffloadHipFatbinObject", 0)
     for a in _actions(env, "OffloadCompile") + _actions(env, "OffloadHostCompile"):
         for arg in ["-fgpu-rdc", "--offload-new-driver"]:
             _has(env, a.argv, arg, "RDC " + a.mnemonic)
