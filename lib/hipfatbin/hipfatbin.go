@@ -8,10 +8,11 @@
 // module constructor, __hip_fatbin_wrapper, the kernel stubs) but leaves
 // the fat binary to an undefined symbol, __hip_fatbin_<hash>, where hash
 // is the low 64 bits of the MD5 of the -cuid, in lowercase hex without
-// leading zeros. Object writes that symbol's definition: the fat binary in
+// leading zeros. Write writes that symbol's definition: the fat binary in
 // a .hip_fatbin section aligned to 4096, as clang lays it out when it
-// embeds it, so the linked program is the one clang's one-step compile
-// makes, and the host compile no longer depends on the device half.
+// embeds it, so the linked program registers the same bytes as after
+// clang's one-step compile, and the host compile no longer depends on the
+// device half.
 package hipfatbin
 
 import (
