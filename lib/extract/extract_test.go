@@ -202,6 +202,7 @@ func FuzzWalk(f *testing.F) {
 	f.Add(hostile.TextChain(3))
 	f.Add(hostile.CCOB(hostile.CCOB([]byte("x"), 0), 0))
 	f.Add(hostile.OffloadBinaryBomb(4096, "gfx906"))
+	f.Add(coffWith([]string{".llvm.offloading"}, [][]byte{coffPackage(f)}))
 	walk := func(t *testing.T, data []byte) ([]string, error) {
 		w := NewWalker(Options{MaxUncompressedSize: 1 << 20, TempDir: t.TempDir()})
 		defer w.Close()

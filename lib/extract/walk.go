@@ -1,8 +1,9 @@
 // Package extract finds the device images inside any offload container —
-// bundles (binary, text, compressed, in ELF sections or .hip_fatbin), OffloadBinaries,
-// ELF files with .llvm.offloading sections and ar archives of these, nested
-// to any depth — and hands each to the caller with its target and a reader.
-// It backs `offload extract` and `offload convert`.
+// bundles (binary, text, compressed, in ELF sections or .hip_fatbin),
+// OffloadBinaries, ELF files with .llvm.offloading sections, COFF objects
+// with .llvm.offloading* sections and ar archives of these, nested to any
+// depth — and hands each to the caller with its target and a reader. It
+// backs `offload extract` and `offload convert`.
 package extract
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
@@ -172,6 +174,8 @@ func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn fu
 		err = w.elf(r, size, where, depth, fn)
 	case bytes.HasPrefix(head, []byte(ar.Magic)):
 		err = w.archive(r, size, where, depth, fn)
+	case coffobj.IsObjectWithMachine(head):
+		err = w.coff(r, size, where, depth, fn)
 	default:
 		if c, ok := textComment(head); ok {
 			err = w.textBundle(r, size, c, where, depth, fn)

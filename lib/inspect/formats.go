@@ -13,6 +13,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bitcode"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/targetid"
@@ -203,6 +204,44 @@ func (w *walker) section(f *elfobj.File, s elfobj.Section, v view, depth int) *N
 		c.Detail = "section " + s.Name + ": " + c.Detail
 	}
 	return c
+}
+
+// coff describes a COFF object's .llvm.offloading* sections, the ones
+// LLVM 22 searches for OffloadBinaries in COFF objects (which have no
+// section types); sections with no contents in the file are left out.
+func (w *walker) coff(n *Node, v view, depth int) {
+	n.Format = "coff"
+	f, err := coffobj.Open(v.r, v.size, "")
+	if err != nil {
+		fail(n, v, err)
+		return
+	}
+	n.Detail = "COFF object, " + coffobj.MachineName(f.Machine)
+	if f.BigObj {
+		n.Detail = "COFF bigobj, " + coffobj.MachineName(f.Machine)
+	}
+	secs, err := f.Sections()
+	if err != nil {
+		fail(n, v, err)
+		return
+	}
+	for _, s := range secs {
+		if !strings.HasPrefix(s.Name, ".llvm.offloading") || s.Offset == 0 {
+			continue
+		}
+		if _, err := f.SectionReader(s); err != nil {
+			fail(n, v, err)
+			return
+		}
+		c := w.node(v.sub(s.Offset, s.Size), depth+1)
+		c.Name = s.Name
+		if c.Detail == "" {
+			c.Detail = "section " + s.Name
+		} else {
+			c.Detail = "section " + s.Name + ": " + c.Detail
+		}
+		n.Children = append(n.Children, c)
+	}
 }
 
 func elfDetail(f *elfobj.File) string {

@@ -232,6 +232,8 @@ func FuzzInspect(f *testing.F) {
 	f.Add([]byte("!<arch>\n"))
 	f.Add([]byte("\x10\xff\x10\xad\x01\x00\x00\x00"))
 	f.Add([]byte("\n// __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\nx\n// __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n"))
+	coff, _ := coffWith([]string{".llvm.offloading"}, [][]byte{coffPackage(f)})
+	f.Add(coff)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := Inspect(bytes.NewReader(data), int64(len(data)), "fuzz", Options{MaxUncompressedSize: 1 << 20, KeepCompressed: 1 << 16})
 		if _, err := json.Marshal(n); err != nil {

@@ -1,18 +1,19 @@
 // Package inspect recognises every offload container — binary and text
 // bundles, compressed bundles (CCOB v1-v3), OffloadBinaries (v1-v3), ELF
-// files with bundle, .hip_fatbin or .llvm.offloading sections, and ar
-// archives of any of these — nested to any depth, and describes them as a
-// tree. It reads headers, not payloads: the only payloads it reads are
-// compressed ones, whose hash it checks while decompressing into a bounded
-// prefix. It never writes files.
+// files with bundle, .hip_fatbin or .llvm.offloading sections, COFF
+// objects with .llvm.offloading* sections, and ar archives of any of
+// these — nested to any depth, and describes them as a tree. It reads
+// headers, not payloads: the only payloads it reads are compressed ones,
+// whose hash it checks while decompressing into a bounded prefix. It never
+// writes files.
 package inspect
 
-// Node is one recognised thing: a file, an archive member, an ELF section,
-// a bundle entry, an OffloadBinary image or a compressed payload. The JSON
-// form of a Node tree is the documented, stable output of
+// Node is one recognised thing: a file, an archive member, an ELF or COFF
+// section, a bundle entry, an OffloadBinary image or a compressed payload.
+// The JSON form of a Node tree is the documented, stable output of
 // `offload inspect --json` (see README.md).
 type Node struct {
-	// Format says what this node is: "elf", "archive", "bundle",
+	// Format says what this node is: "elf", "coff", "archive", "bundle",
 	// "text-bundle", "ccob", "ccob-sequence" (CCOBs stored back to back),
 	// "offload-binary", "cuda-fatbin" (NVIDIA's fat binary: its entries are
 	// "elf" cubins and "ptx"), or, for leaves, "bitcode", "ptx",

@@ -12,6 +12,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
@@ -152,6 +153,8 @@ func (w *walker) node(v view, depth int) *Node {
 		w.elf(n, v, depth)
 	case bytes.HasPrefix(head, []byte(ar.Magic)):
 		w.archive(n, v, depth)
+	case coffobj.IsObjectWithMachine(head):
+		w.coff(n, v, depth)
 	default:
 		if comment, ok := textBundleComment(head); ok {
 			w.textBundle(n, v, comment, depth)
@@ -182,6 +185,7 @@ func errorOffset(err error) (int64, bool) {
 	var ee *elfobj.FormatError
 	var ae *ar.FormatError
 	var bce *bitcode.FormatError
+	var ce *coffobj.FormatError
 	switch {
 	case errors.As(err, &be):
 		return be.Offset, true
@@ -193,6 +197,8 @@ func errorOffset(err error) (int64, bool) {
 		return ae.Off, true
 	case errors.As(err, &bce):
 		return bce.Off, true
+	case errors.As(err, &ce):
+		return ce.Off, true
 	}
 	return 0, false
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
@@ -23,9 +24,9 @@ type coffSection struct {
 // table found through a symbol table of zero symbols.
 func coffObject(machine uint16, opt int, big bool, secs []coffSection) []byte {
 	le := binary.LittleEndian
-	hdr := coffHeaderSize
+	hdr := coffobj.HeaderSize
 	if big {
-		hdr, opt = bigObjHeaderSize, 0
+		hdr, opt = coffobj.BigObjHeaderSize, 0
 	}
 	strtab := []byte{0, 0, 0, 0}
 	names := make([][]byte, len(secs))
@@ -37,10 +38,10 @@ func coffObject(machine uint16, opt int, big bool, secs []coffSection) []byte {
 		}
 	}
 	le.PutUint32(strtab, uint32(len(strtab)))
-	pos := hdr + opt + len(secs)*coffSectionSize
+	pos := hdr + opt + len(secs)*coffobj.SectionSize
 	b := make([]byte, pos)
 	for i, s := range secs {
-		e := b[hdr+opt+i*coffSectionSize:]
+		e := b[hdr+opt+i*coffobj.SectionSize:]
 		copy(e[:8], names[i])
 		le.PutUint32(e[16:], uint32(len(s.data)))
 		le.PutUint32(e[20:], uint32(len(b)))
@@ -52,7 +53,7 @@ func coffObject(machine uint16, opt int, big bool, secs []coffSection) []byte {
 		le.PutUint16(b[2:], 0xffff)
 		le.PutUint16(b[4:], 2)
 		le.PutUint16(b[6:], machine)
-		copy(b[12:], bigObjMagic)
+		copy(b[12:], coffobj.BigObjClassID)
 		le.PutUint32(b[44:], uint32(len(secs)))
 		le.PutUint32(b[48:], symPtr)
 	} else {
@@ -107,9 +108,9 @@ func TestScanCOFFErrors(t *testing.T) {
 	}
 	noStrtab := patch(good, 8, 0)
 	badName := bytes.Clone(good)
-	copy(badName[coffHeaderSize:], "/4x")
+	copy(badName[coffobj.HeaderSize:], "/4x")
 	farName := bytes.Clone(good)
-	copy(farName[coffHeaderSize:], "/999")
+	copy(farName[coffobj.HeaderSize:], "/999")
 	for _, tc := range []struct {
 		name string
 		in   []byte
@@ -117,8 +118,8 @@ func TestScanCOFFErrors(t *testing.T) {
 		llvm string // LLVM's own wording, if it has one
 	}{
 		{"header", []byte{0x64, 0x86, 1, 0}, offloadbin.ErrTruncated, ""},
-		{"section table", good[:coffHeaderSize+10], offloadbin.ErrTruncated, ""},
-		{"section data", patch(good, coffHeaderSize+16, 1<<20), offloadbin.ErrTruncated, ""},
+		{"section table", good[:coffobj.HeaderSize+10], offloadbin.ErrTruncated, ""},
+		{"section data", patch(good, coffobj.HeaderSize+16, 1<<20), offloadbin.ErrTruncated, ""},
 		{"name past string table", farName, offloadbin.ErrTruncated, ""},
 		{"no string table", noStrtab, offloadbin.ErrFormat, "string table empty"},
 		{"unterminated string table", good[:len(good)-1], offloadbin.ErrFormat, "string table empty"},
@@ -132,30 +133,6 @@ func TestScanCOFFErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		case tc.llvm != "" && (!errors.As(err, &worded) || worded.LLVMMessage() != tc.llvm):
 			t.Errorf("%s: %v does not carry LLVM's message %q", tc.name, err, tc.llvm)
-		}
-	}
-}
-
-// The first bytes LLVM 22's identify_magic takes for a COFF object, and
-// some it does not.
-func TestIsCOFFObject(t *testing.T) {
-	big := make([]byte, 28)
-	big[2], big[3] = 0xff, 0xff
-	copy(big[12:], bigObjMagic)
-	for _, tc := range []struct {
-		in   []byte
-		want bool
-	}{
-		{[]byte{0x64, 0x86, 0, 0}, true}, {[]byte{0x64, 0xaa, 0, 0}, true}, {[]byte{0x4c, 0x01, 0, 0}, true},
-		{[]byte{0xc4, 0x01, 0, 0}, true}, {[]byte{0x41, 0xa6, 0, 0}, true}, {[]byte{0x4e, 0xa6, 0, 0}, true},
-		{[]byte{0x66, 0x02, 0, 0}, true}, {[]byte{0x90, 0x02, 0, 0}, true}, {[]byte{0, 0, 0, 0}, true}, {big, true},
-		{[]byte{0x64, 0x86, 0}, false}, {[]byte{0x90, 0x01, 0, 0}, false}, {[]byte{0x64, 0x87, 0, 0}, false},
-		{big[:27], false}, {append([]byte{0, 0, 0xff, 0xff}, make([]byte, 40)...), false},
-		{[]byte("\x00asm\x01\x00\x00\x00"), false}, {winResMagic, false}, {[]byte("MZ\x90\x00"), false},
-		{[]byte{0x50, 0xed, 0x55, 0xba}, false},
-	} {
-		if got := isCOFFObject(tc.in); got != tc.want {
-			t.Errorf("% x: %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
@@ -74,7 +75,7 @@ func scan(r io.ReaderAt, off, size int64, name string, depth int, opts []offload
 		return out, nil
 	case string(b[:min(len(b), 8)]) == ar.Magic || string(b[:min(len(b), 8)]) == ar.ThinMagic:
 		return scanArchive(r, off, size, name, depth, opts)
-	case isCOFFObject(b):
+	case coffobj.IsObject(b):
 		return scanCOFF(r, off, size, name, opts)
 	}
 	return nil, nil

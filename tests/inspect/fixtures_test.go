@@ -44,13 +44,16 @@ func init() {
 		"nested.bin":       nested,
 		"lib.a":            archive,
 		"multi-ccob.o":     multiCCOB,
+		"coff-pkg.bin":     coffPackage,
+		"win-x64.obj":      func(t *testing.T) string { return coffObject(t, "win-x64.obj", "x86_64-pc-windows-msvc") },
+		"win-arm64.obj":    func(t *testing.T) string { return coffObject(t, "win-arm64.obj", "aarch64-pc-windows-msvc") },
 	}
 }
 
 // listed is every fixture the inspect cross-check walks.
 var listed = []string{"old.o", "old-compressed.o", "new.o", "new-nordc.o", "bundle.bin", "ccob-v2-zstd.bin",
 	"ccob-v3-zstd.bin", "ccob-v1-zlib.bin", "ccob-v2-zlib.bin", "ccob-v3-zlib.bin", "text.ll", "packages.bin",
-	"nested.bin", "lib.a", "multi-ccob.o"}
+	"nested.bin", "lib.a", "multi-ccob.o", "win-x64.obj", "win-arm64.obj"}
 
 func hipObject(t *testing.T, name string, extra ...string) string {
 	clang := llvmtest.Tool(t, "clang++-22")

@@ -17,7 +17,7 @@ var (
 )
 
 // The LLVM 22 tools the cross-checks use as the oracle.
-var oracleTools = []string{"clang++-22", "clang-offload-bundler-22", "llvm-offload-binary-22",
+var oracleTools = []string{"clang++-22", "clang-22", "clang-offload-bundler-22", "llvm-offload-binary-22",
 	"llvm-objdump-22", "llvm-objcopy-22", "llvm-ar-22"}
 
 // TestMain builds the offload binary once; every test runs that binary.
