@@ -12,61 +12,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
-// section is a section of a hand-built COFF object: name is written as
-// given when it fits the 8-byte field (raw names such as "/4" or
-// "//AAAAAE" included), else as "/offset" into the string table.
+// section and object build COFF objects from the specification's layout.
 type section struct {
 	name string
 	data []byte
 }
 
-// object lays out a COFF object: header (bigobj when big), opt bytes of
-// optional header, the section table, the sections' data, and a string
-// table found through a symbol table of zero symbols.
 func object(machine uint16, opt int, big bool, secs []section) []byte {
-	le := binary.LittleEndian
-	hdr := HeaderSize
-	if big {
-		hdr, opt = BigObjHeaderSize, 0
+	var hs []hostile.COFFSection
+	for _, s := range secs {
+		hs = append(hs, hostile.COFFSection{Name: s.name, Data: s.data})
 	}
-	strtab := []byte{0, 0, 0, 0}
-	names := make([][]byte, len(secs))
-	for i, s := range secs {
-		names[i] = []byte(s.name)
-		if len(s.name) > 8 {
-			names[i] = []byte(fmt.Sprintf("/%d", len(strtab)))
-			strtab = append(append(strtab, s.name...), 0)
-		}
-	}
-	le.PutUint32(strtab, uint32(len(strtab)))
-	b := make([]byte, hdr+opt+len(secs)*SectionSize)
-	for i, s := range secs {
-		e := b[hdr+opt+i*SectionSize:]
-		copy(e[:8], names[i])
-		le.PutUint32(e[16:], uint32(len(s.data)))
-		le.PutUint32(e[20:], uint32(len(b)))
-		le.PutUint32(e[36:], 0x42000040)
-		b = append(b, s.data...)
-	}
-	symPtr := uint32(len(b))
-	b = append(b, strtab...)
-	if big {
-		le.PutUint16(b[2:], 0xffff)
-		le.PutUint16(b[4:], 2)
-		le.PutUint16(b[6:], machine)
-		copy(b[12:], BigObjClassID)
-		le.PutUint32(b[44:], uint32(len(secs)))
-		le.PutUint32(b[48:], symPtr)
-	} else {
-		le.PutUint16(b[0:], machine)
-		le.PutUint16(b[2:], uint16(len(secs)))
-		le.PutUint32(b[8:], symPtr)
-		le.PutUint16(b[16:], uint16(opt))
-	}
-	return b
+	return hostile.COFFObject(machine, opt, big, hs)
 }
 
 func open(b []byte) (*File, error) { return Open(bytes.NewReader(b), int64(len(b)), "x.obj") }

@@ -1,0 +1,62 @@
+package hostile
+
+import "fmt"
+
+// COFFSection is a section of COFFObject. Name is written as given when it
+// fits the 8-byte field (raw names such as "/4" or "//AAAAAE" included),
+// else as "/offset" into the string table.
+type COFFSection struct {
+	Name string
+	Data []byte
+}
+
+// COFFObject lays out a COFF object from the PE/COFF specification's
+// structures: the file header (a bigobj header when big), opt bytes of
+// optional header, the section table (each section readable data,
+// characteristics 0x42000040), the sections' contents, and a string table
+// found through a symbol table of no symbols.
+func COFFObject(machine uint16, opt int, big bool, secs []COFFSection) []byte {
+	const sectionSize = 40
+	hdr := 20
+	if big {
+		hdr, opt = 56, 0
+	}
+	strtab := []byte{0, 0, 0, 0}
+	names := make([][]byte, len(secs))
+	for i, s := range secs {
+		names[i] = []byte(s.Name)
+		if len(s.Name) > 8 {
+			names[i] = []byte(fmt.Sprintf("/%d", len(strtab)))
+			strtab = append(append(strtab, s.Name...), 0)
+		}
+	}
+	le.PutUint32(strtab, uint32(len(strtab)))
+	b := make([]byte, hdr+opt+len(secs)*sectionSize)
+	for i, s := range secs {
+		e := b[hdr+opt+i*sectionSize:]
+		copy(e[:8], names[i])
+		le.PutUint32(e[16:], uint32(len(s.Data)))
+		le.PutUint32(e[20:], uint32(len(b)))
+		le.PutUint32(e[36:], 0x42000040)
+		b = append(b, s.Data...)
+	}
+	symPtr := uint32(len(b))
+	b = append(b, strtab...)
+	if big {
+		le.PutUint16(b[2:], 0xffff)
+		le.PutUint16(b[4:], 2)
+		le.PutUint16(b[6:], machine)
+		copy(b[12:], bigObjClassID)
+		le.PutUint32(b[44:], uint32(len(secs)))
+		le.PutUint32(b[48:], symPtr)
+	} else {
+		le.PutUint16(b[0:], machine)
+		le.PutUint16(b[2:], uint16(len(secs)))
+		le.PutUint32(b[8:], symPtr)
+		le.PutUint16(b[16:], uint16(opt))
+	}
+	return b
+}
+
+// bigObjClassID is the class ID (UUID field) of a bigobj header.
+var bigObjClassID = []byte{0xc7, 0xa1, 0xba, 0xd1, 0xee, 0xba, 0xa9, 0x4b, 0xaf, 0x20, 0xfa, 0xf6, 0x6a, 0xa4, 0xdc, 0xb8}
