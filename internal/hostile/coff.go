@@ -4,7 +4,8 @@ import "fmt"
 
 // COFFSection is a section of COFFObject. Name is written as given when it
 // fits the 8-byte field (raw names such as "/4" or "//AAAAAE" included),
-// else as "/offset" into the string table.
+// else as "/offset" into the string table. A nil Data has no contents in
+// the file (its pointer to them is 0).
 type COFFSection struct {
 	Name string
 	Data []byte
@@ -14,8 +15,9 @@ type COFFSection struct {
 // structures: the file header (a bigobj header when big), opt bytes of
 // optional header, the section table (each section readable data,
 // characteristics 0x42000040), the sections' contents, and a string table
-// found through a symbol table of no symbols.
-func COFFObject(machine uint16, opt int, big bool, secs []COFFSection) []byte {
+// found through a symbol table of no symbols. It also returns the file
+// offset of each section's contents (0 for a nil Data).
+func COFFObject(machine uint16, opt int, big bool, secs []COFFSection) ([]byte, []int64) {
 	const sectionSize = 40
 	hdr := 20
 	if big {
@@ -32,13 +34,17 @@ func COFFObject(machine uint16, opt int, big bool, secs []COFFSection) []byte {
 	}
 	le.PutUint32(strtab, uint32(len(strtab)))
 	b := make([]byte, hdr+opt+len(secs)*sectionSize)
+	offs := make([]int64, len(secs))
 	for i, s := range secs {
 		e := b[hdr+opt+i*sectionSize:]
 		copy(e[:8], names[i])
 		le.PutUint32(e[16:], uint32(len(s.Data)))
-		le.PutUint32(e[20:], uint32(len(b)))
 		le.PutUint32(e[36:], 0x42000040)
-		b = append(b, s.Data...)
+		if s.Data != nil {
+			offs[i] = int64(len(b))
+			le.PutUint32(e[20:], uint32(len(b)))
+			b = append(b, s.Data...)
+		}
 	}
 	symPtr := uint32(len(b))
 	b = append(b, strtab...)
@@ -55,7 +61,7 @@ func COFFObject(machine uint16, opt int, big bool, secs []COFFSection) []byte {
 		le.PutUint32(b[8:], symPtr)
 		le.PutUint16(b[16:], uint16(opt))
 	}
-	return b
+	return b, offs
 }
 
 // bigObjClassID is the class ID (UUID field) of a bigobj header.

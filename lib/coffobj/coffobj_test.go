@@ -27,7 +27,8 @@ func object(machine uint16, opt int, big bool, secs []section) []byte {
 	for _, s := range secs {
 		hs = append(hs, hostile.COFFSection{Name: s.name, Data: s.data})
 	}
-	return hostile.COFFObject(machine, opt, big, hs)
+	b, _ := hostile.COFFObject(machine, opt, big, hs)
+	return b
 }
 
 func open(b []byte) (*File, error) { return Open(bytes.NewReader(b), int64(len(b)), "x.obj") }

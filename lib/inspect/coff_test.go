@@ -3,10 +3,10 @@ package inspect
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
@@ -23,34 +23,15 @@ func coffPackage(t testing.TB) []byte {
 	return b.Bytes()
 }
 
-// coffWith lays out an x86-64 COFF object of the named sections (long
-// names through the string table), each holding data; a nil data has no
-// contents in the file (offset 0). It returns the object and the file
-// offset of each section's data.
+// coffWith lays out an x86-64 COFF object of the named sections, each
+// holding data (nil: no contents in the file). It returns the object and
+// the file offset of each section's data.
 func coffWith(names []string, data [][]byte) ([]byte, []int64) {
-	le := binary.LittleEndian
-	strtab := []byte{0, 0, 0, 0}
-	b := make([]byte, 20+40*len(names))
-	le.PutUint16(b, 0x8664)
-	le.PutUint16(b[2:], uint16(len(names)))
-	offs := make([]int64, len(names))
+	secs := make([]hostile.COFFSection, len(names))
 	for i, n := range names {
-		e := b[20+40*i:]
-		copy(e[:8], n)
-		if len(n) > 8 {
-			copy(e[:8], fmt.Sprintf("/%d\x00\x00\x00\x00\x00\x00", len(strtab)))
-			strtab = append(append(strtab, n...), 0)
-		}
-		le.PutUint32(e[16:], uint32(len(data[i])))
-		if data[i] != nil {
-			offs[i] = int64(len(b))
-			le.PutUint32(e[20:], uint32(len(b)))
-			b = append(b, data[i]...)
-		}
+		secs[i] = hostile.COFFSection{Name: n, Data: data[i]}
 	}
-	le.PutUint32(b[8:], uint32(len(b))) // no symbols, then the string table
-	le.PutUint32(strtab, uint32(len(strtab)))
-	return append(b, strtab...), offs
+	return hostile.COFFObject(0x8664, 0, false, secs)
 }
 
 // A COFF object's .llvm.offloading* sections are described as ELF

@@ -23,7 +23,8 @@ func coffObject(machine uint16, opt int, big bool, secs []coffSection) []byte {
 	for _, s := range secs {
 		hs = append(hs, hostile.COFFSection{Name: s.name, Data: s.data})
 	}
-	return hostile.COFFObject(machine, opt, big, hs)
+	b, _ := hostile.COFFObject(machine, opt, big, hs)
+	return b
 }
 
 func TestScanCOFF(t *testing.T) {
