@@ -243,7 +243,9 @@ const suiteHostEntry = `target triple = "x86_64-pc-windows-msvc"
 // discarded; LLVM main fixed this).
 func TestSuiteWrapperCOFFLink(t *testing.T) {
 	llvmtest.Need(t, "llvm-offload-wrapper-22", "clang-22", "lld-link-22")
-	const target = "--target=x86_64-pc-windows-msvc"
+	// -mno-incremental-linker-compatible: no time stamp in the COFF
+	// headers, so the two objects can be compared byte for byte.
+	const target, noStamp = "--target=x86_64-pc-windows-msvc", "-mno-incremental-linker-compatible"
 	args := []string{"--triple=x86_64-pc-windows-msvc", "-kind=hip", "image.bin", "-o", "wrapper.bc"}
 	llvmDir, ourDir := t.TempDir(), t.TempDir()
 	for _, d := range []string{llvmDir, ourDir} {
@@ -259,9 +261,9 @@ func TestSuiteWrapperCOFFLink(t *testing.T) {
 	maps := map[string][]string{}
 	fails := map[string]string{}
 	for _, d := range []string{llvmDir, ourDir} {
-		llvmtest.Run(t, d, "clang-22", target, "-c", "wrapper.bc", "-o", "wrapper.obj")
-		llvmtest.Run(t, d, "clang-22", target, "-c", "-x", "ir", "stubs.ll", "-o", "stubs.obj")
-		llvmtest.Run(t, d, "clang-22", target, "-c", "-x", "ir", "host.ll", "-o", "host.obj")
+		llvmtest.Run(t, d, "clang-22", target, noStamp, "-c", "wrapper.bc", "-o", "wrapper.obj")
+		llvmtest.Run(t, d, "clang-22", target, noStamp, "-c", "-x", "ir", "stubs.ll", "-o", "stubs.obj")
+		llvmtest.Run(t, d, "clang-22", target, noStamp, "-c", "-x", "ir", "host.ll", "-o", "host.obj")
 		objs[d] = llvmtest.ReadFile(t, filepath.Join(d, "wrapper.obj"))
 		link := []string{"/dll", "/noentry", "/nodefaultlib", "/opt:ref"}
 		llvmtest.Run(t, d, "lld-link-22", append(link, "/map:with.map", "/out:with.dll", "wrapper.obj", "stubs.obj", "host.obj")...)
