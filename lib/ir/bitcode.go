@@ -33,6 +33,7 @@ const (
 	typeStructAnon  = 18
 	typeStructName  = 19
 	typeStructNamed = 20
+	typePointer     = 8 // [pointee, address space]: LLVM <= 14's typed pointer
 	typeFunction    = 21
 	typeOpaquePtr   = 25
 
@@ -41,7 +42,10 @@ const (
 	cstInteger   = 4
 	cstAggregate = 7
 	cstString    = 8
-	cstGEP       = 32 // CST_CODE_CE_GEP: [srcty, flags, (ty, val)...]
+	cstCast      = 11 // CST_CODE_CE_CAST: [opcode, opty, opval]
+	cstGEPOld    = 12 // CST_CODE_CE_GEP_OLD: [srcty, (ty, val)...], every LLVM
+	cstGEPIn     = 20 // CST_CODE_CE_INBOUNDS_GEP: the same, inbounds
+	cstGEP       = 32 // CST_CODE_CE_GEP: [srcty, flags, (ty, val)...], LLVM >= 19
 
 	funcDeclareBlocks = 1
 	instBinop         = 2
@@ -64,6 +68,7 @@ const (
 	binopLShr        = 8
 	binopAnd         = 10
 	castTrunc        = 0
+	castBitcast      = 11
 	gepInbounds      = 3       // inbounds, which implies nusw
 	callExplicitType = 1 << 15 // the call record names the function type
 )
@@ -73,7 +78,13 @@ const Producer = "rules_offload"
 
 // WriteBitcode writes m as a bitcode file (module format version 2: names
 // in a string table).
+// LLVM before 19 (m.Reader) gets the constant GEP records it knows, and
+// LLVM 14 typed pointers.
 func (m *Module) WriteBitcode(w io.Writer) error {
+	m, err := m.forReader()
+	if err != nil {
+		return err
+	}
 	n, err := number(m)
 	if err != nil {
 		return err
@@ -160,6 +171,8 @@ func (w *bcWriter) types() error {
 			s.record(typeInteger, uint64(t.bits))
 		case ptrKind:
 			s.record(typeOpaquePtr, 0)
+		case typedPtrKind:
+			s.record(typePointer, ids[0], 0)
 		case arrayKind:
 			s.record(typeArray, t.n, ids[0])
 		case structKind:
@@ -298,15 +311,23 @@ func (w *bcWriter) constant(c Constant) error {
 		}
 		s.record(cstAggregate, ops...)
 	case *GEP:
-		var flags uint64
-		if c.Inbounds {
-			flags = gepInbounds
+		code, ops := uint64(cstGEP), []uint64{w.n.typeOf(c.Src)}
+		switch {
+		case w.m.oldGEP() && c.Inbounds:
+			code = cstGEPIn
+		case w.m.oldGEP():
+			code = cstGEPOld
+		case c.Inbounds:
+			ops = append(ops, gepInbounds)
+		default:
+			ops = append(ops, 0)
 		}
-		ops := []uint64{w.n.typeOf(c.Src), flags}
 		for _, op := range operands(c) {
 			ops = append(ops, w.n.typeOf(op.Type()), id(op))
 		}
-		s.record(cstGEP, ops...)
+		s.record(code, ops...)
+	case *cast:
+		s.record(cstCast, castBitcast, w.n.typeOf(c.V.Type()), id(c.V))
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func kitchenSink() (*Module, string) {
 	other := run.AddBlock("other")
 	done := run.AddBlock("done")
 	entry.CondBr(entry.ICmp("", NE, ext, handle), loop, done)
-	cur := loop.Phi("cur", Ptr)
+	cur := loop.Phi("cur", PtrTo(pair)) // the pointee for LLVM 14
 	cur.Incoming(ext, entry)
 	field := loop.GEP("field", true, pair, cur, ConstInt(I32, 0), ConstInt(I32, 1))
 	v := loop.Load("v", Ptr, field, 8)

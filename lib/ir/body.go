@@ -118,6 +118,8 @@ func (fw *fnWriter) inst(i *Inst) {
 		s.record(instBinop, append(fw.relType(ops[0]), fw.rel(ops[1]), code)...)
 	case OpTrunc:
 		s.record(instCast, append(fw.relType(ops[0]), n.typeOf(i.T), castTrunc)...)
+	case opBitcast:
+		s.record(instCast, append(fw.relType(ops[0]), n.typeOf(i.T), castBitcast)...)
 	case OpLoad:
 		s.record(instLoad, append(fw.relType(ops[0]), n.typeOf(i.T), fw.align(i.Align), 0)...)
 	case OpStore:

@@ -39,19 +39,29 @@ type GEP struct {
 	Base     Constant
 	Indices  []Constant
 	Inbounds bool
+	resT     *Type // the typed pointer it yields, in a module lowered for LLVM 14
+}
+
+// cast is the constant expression bitcast (V to T) between typed pointers,
+// made only by the lowering for LLVM 14.
+type cast struct {
+	V Constant
+	T *Type
 }
 
 func (c *Int) Type() *Type       { return c.T }
 func (c *Null) Type() *Type      { return c.T }
 func (c *Bytes) Type() *Type     { return Array(uint64(c.Size), I8) }
 func (c *Aggregate) Type() *Type { return c.T }
-func (c *GEP) Type() *Type       { return Ptr }
+func (c *GEP) Type() *Type       { return orPtr(c.resT) }
+func (c *cast) Type() *Type      { return c.T }
 
 func (*Int) isConstant()       {}
 func (*Null) isConstant()      {}
 func (*Bytes) isConstant()     {}
 func (*Aggregate) isConstant() {}
 func (*GEP) isConstant()       {}
+func (*cast) isConstant()      {}
 func (*Global) isConstant()    {}
 func (*Function) isConstant()  {}
 
@@ -70,6 +80,8 @@ func operands(c Constant) []Constant {
 		return c.Elems
 	case *GEP:
 		return append([]Constant{c.Base}, c.Indices...)
+	case *cast:
+		return []Constant{c.V}
 	}
 	return nil
 }

@@ -30,7 +30,15 @@ func number(m *Module) (*numbering, error) {
 		n.typ(f.Sig)
 		n.addSection(f.Section)
 	}
-	n.typ(Ptr) // the type of every global value
+	if !m.typedPointers() {
+		n.typ(Ptr) // the type of every global value
+	}
+	for _, g := range m.Globals {
+		n.typ(g.Type())
+	}
+	for _, f := range m.Funcs {
+		n.typ(f.Type())
+	}
 	for _, g := range m.Globals {
 		if g.Init != nil {
 			n.constant(g.Init)

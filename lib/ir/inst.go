@@ -25,6 +25,7 @@ const (
 	OpICmp
 	OpPhi
 	OpCall
+	opBitcast // between typed pointers; made only by the lowering for LLVM 14
 )
 
 // Pred is an integer comparison predicate.

@@ -46,6 +46,9 @@ type Module struct {
 	Triple         string
 	Globals        []*Global
 	Funcs          []*Function
+	// Reader is the oldest LLVM major version that must read what is
+	// written; 0 means LLVM 19 or later. See ReaderForms.
+	Reader int
 }
 
 // Global is a global variable. Its value is a pointer to ValueType.
@@ -59,6 +62,7 @@ type Global struct {
 	Init        Constant // nil for a declaration
 	Section     string
 	Align       uint64 // bytes; 0 for none
+	ptrT        *Type  // its typed pointer type, in a module lowered for LLVM 14
 }
 
 // Function is a declared or defined function. Its value is a pointer.
@@ -70,6 +74,7 @@ type Function struct {
 	Section    string
 	Params     []*Param
 	Blocks     []*Block // none for a declaration
+	ptrT       *Type    // as Global's
 }
 
 // Param is a function parameter.
@@ -102,10 +107,17 @@ func (f *Function) AddBlock(name string) *Block {
 	return b
 }
 
-// Type of a global value is ptr.
-func (g *Global) Type() *Type   { return Ptr }
-func (f *Function) Type() *Type { return Ptr }
+// Type of a global value is ptr (a pointer to its value type for LLVM 14).
+func (g *Global) Type() *Type   { return orPtr(g.ptrT) }
+func (f *Function) Type() *Type { return orPtr(f.ptrT) }
 func (p *Param) Type() *Type    { return p.typ }
+
+func orPtr(t *Type) *Type {
+	if t == nil {
+		return Ptr
+	}
+	return t
+}
 
 // Value is anything an instruction or constant can use.
 type Value interface {

@@ -11,7 +11,12 @@ import (
 // WriteText writes m as LLVM assembly, which llvm-as and clang -x ir read.
 // Images stream from their readers (each is read twice: once to see
 // whether it is all zeros, which LLVM writes as zeroinitializer).
+// For LLVM 14 (m.Reader) it is written with typed pointers.
 func (m *Module) WriteText(w io.Writer) error {
+	m, err := m.forReader()
+	if err != nil {
+		return err
+	}
 	n, err := number(m)
 	if err != nil {
 		return err
@@ -128,7 +133,7 @@ func (t *textWriter) constant(c Constant) {
 		}
 	case *Null:
 		switch c.T.kind {
-		case ptrKind:
+		case ptrKind, typedPtrKind:
 			t.print("null")
 		case intKind:
 			t.print("0")
@@ -161,6 +166,10 @@ func (t *textWriter) constant(c Constant) {
 			t.typed(op)
 		}
 		t.print(")")
+	case *cast:
+		t.print("bitcast (")
+		t.typed(c.V)
+		t.print(" to ", c.T.String(), ")")
 	}
 }
 
@@ -356,8 +365,8 @@ func (t *textWriter) inst(i *Inst) {
 		t.typedOperand(ops[0])
 		t.print(", ")
 		t.operand(ops[1])
-	case OpTrunc:
-		t.print("trunc ")
+	case OpTrunc, opBitcast:
+		t.print(map[Op]string{OpTrunc: "trunc ", opBitcast: "bitcast "}[i.Op])
 		t.typedOperand(ops[0])
 		t.print(" to ", i.T.String())
 	case OpLoad:

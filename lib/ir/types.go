@@ -14,6 +14,7 @@ const (
 	arrayKind
 	structKind
 	funcKind
+	typedPtrKind // a pointer of LLVM <= 14, which names its pointee
 )
 
 // Type is an LLVM type: void, an integer, the opaque pointer of address
@@ -50,6 +51,11 @@ func NamedStruct(name string, fields ...*Type) *Type {
 	return &Type{kind: structKind, fields: fields, name: name}
 }
 
+// PtrTo is ptr, noting that it points to elem. Written for LLVM 15 or
+// later it is ptr; for LLVM 14 (Module.Reader) it becomes the typed
+// pointer elem*. A plain Ptr becomes i8* there.
+func PtrTo(elem *Type) *Type { return &Type{kind: ptrKind, elem: elem} }
+
 // Func is the function type ret (params).
 func Func(ret *Type, params ...*Type) *Type { return &Type{kind: funcKind, elem: ret, fields: params} }
 
@@ -62,6 +68,8 @@ func (t *Type) String() string {
 		return "i" + strconv.Itoa(t.bits)
 	case ptrKind:
 		return "ptr"
+	case typedPtrKind:
+		return t.elem.String() + "*"
 	case arrayKind:
 		return "[" + strconv.FormatUint(t.n, 10) + " x " + t.elem.String() + "]"
 	case structKind:
@@ -90,6 +98,9 @@ func typeList(ts []*Type) string {
 	return strings.Join(s, ", ")
 }
 
+// isPtr reports whether t is a pointer, opaque or typed.
+func (t *Type) isPtr() bool { return t.kind == ptrKind || t.kind == typedPtrKind }
+
 // IsVoid reports whether t is void.
 func (t *Type) IsVoid() bool { return t.kind == voidKind }
 
@@ -110,7 +121,7 @@ func (t *Type) Params() []*Type { return t.fields }
 // deps are the types t is made of.
 func (t *Type) deps() []*Type {
 	switch t.kind {
-	case arrayKind:
+	case arrayKind, typedPtrKind:
 		return []*Type{t.elem}
 	case structKind:
 		return t.fields
