@@ -106,7 +106,7 @@ func (b *modBuilder) image(im planImage) *ir.Global {
 // ctors adds llvm.global_ctors (and llvm.global_dtors for legacy OpenMP).
 func (b *modBuilder) ctors(reg, unreg *ir.Function) {
 	list := func(name string, prio int, f *ir.Function) {
-		entry := ir.Struct(ir.I32, ir.Ptr, ir.Ptr)
+		entry := ir.Struct(ir.I32, ir.PtrTo(voidFn), ir.Ptr)
 		g := b.m.AddGlobal(name, ir.Array(1, entry))
 		g.Linkage = ir.Appending
 		g.Init = &ir.Aggregate{T: g.ValueType, Elems: []ir.Constant{
@@ -131,8 +131,10 @@ func (b *modBuilder) declare(name string, ret *ir.Type, params ...*ir.Type) *ir.
 
 func (b *modBuilder) openMP() {
 	p := b.p
-	imageTy := ir.NamedStruct("__tgt_device_image", ir.Ptr, ir.Ptr, ir.Ptr, ir.Ptr)
-	descTy := ir.NamedStruct("__tgt_bin_desc", ir.I32, ir.Ptr, ir.Ptr, ir.Ptr)
+	// The pointees are LLVM 14's, for its typed pointers.
+	entryPtr := ir.PtrTo(b.entryTy)
+	imageTy := ir.NamedStruct("__tgt_device_image", ir.Ptr, ir.Ptr, entryPtr, entryPtr)
+	descTy := ir.NamedStruct("__tgt_bin_desc", ir.I32, ir.PtrTo(imageTy), entryPtr, entryPtr)
 	infoTy := ir.NamedStruct("__tgt_image_info", ir.I32, ir.I32, ir.I32, ir.Ptr, ir.Ptr)
 	b.entryBounds()
 	var elems []ir.Constant
@@ -165,15 +167,15 @@ func (b *modBuilder) openMP() {
 	reg := b.startup(p.reg, voidFn)
 	var regInfo, atexit *ir.Function
 	if len(infos) > 0 {
-		regInfo = b.declare("__tgt_register_image_info", ir.Void, ir.Ptr)
+		regInfo = b.declare("__tgt_register_image_info", ir.Void, ir.PtrTo(infoTy))
 		regInfo.Linkage = ir.ExternWeak
 	}
-	regLib := b.declare("__tgt_register_lib", ir.Void, ir.Ptr)
+	regLib := b.declare("__tgt_register_lib", ir.Void, ir.PtrTo(descTy))
 	if p.dtorPrio == 0 {
-		atexit = b.declare("atexit", ir.I32, ir.Ptr)
+		atexit = b.declare("atexit", ir.I32, ir.PtrTo(voidFn))
 	}
 	unreg := b.startup(p.unreg, voidFn)
-	unregLib := b.declare("__tgt_unregister_lib", ir.Void, ir.Ptr)
+	unregLib := b.declare("__tgt_unregister_lib", ir.Void, ir.PtrTo(descTy))
 	b.ctors(reg, unreg)
 
 	bb := reg.AddBlock("entry")

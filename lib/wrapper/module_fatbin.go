@@ -26,7 +26,7 @@ func (b *modBuilder) fatbin() {
 	regFatbin := b.declare(rt.regFatbin, ir.Ptr, ir.Ptr)
 	regFatbinEnd := b.declare(rt.regFatbinEnd, ir.Void, ir.Ptr)
 	unregFatbin := b.declare(rt.unregFatbin, ir.Void, ir.Ptr)
-	atexit := b.declare("atexit", ir.I32, ir.Ptr)
+	atexit := b.declare("atexit", ir.I32, ir.PtrTo(voidFn))
 	P, I32, I64 := ir.Ptr, ir.I32, ir.I64
 	fns := registrars{
 		function: b.declare(rt.regFunc, I32, P, P, P, P, I32, P, P, P, P, P),
@@ -88,7 +88,7 @@ func (b *modBuilder) globalsReg(f *ir.Function, fns registrars) {
 
 	entry.CondBr(entry.ICmp("", ir.NE, b.start, b.stop), loop, done)
 
-	cur := loop.Phi("entry1", ir.Ptr)
+	cur := loop.Phi("entry1", ir.PtrTo(b.entryTy))
 	cur.Incoming(b.start, entry)
 	fields := []entryField{{"addr", 0, ir.Ptr, 8}, {"name", 1, ir.Ptr, 8}, {"size", 2, ir.I64, 8},
 		{"flags", 3, ir.I32, 4}, {"textype", 4, ir.I32, 4}}

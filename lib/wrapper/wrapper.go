@@ -151,6 +151,11 @@ type Options struct {
 	// clang-offload-wrapper 14 (which predates OffloadBinary) does; else
 	// the image inside an OffloadBinary is registered, as LLVM 22 does.
 	WholeImages bool
+	// LLVM is the oldest LLVM major version that must read the bitcode or
+	// IR text (EmitBC, EmitLL); 0 picks the oldest the ABI serves: 14 for
+	// Legacy (typed pointers, which every later LLVM reads too), 20 for
+	// LLVM20 (written as LLVM 22 writes it).
+	LLVM int
 }
 
 // DefaultTriple is the host triple used when Options.Triple is empty; it is
@@ -173,6 +178,8 @@ var (
 	// ErrArch marks target IDs given for some images only, or with the
 	// LLVM20 ABI.
 	ErrArch = errors.New("wrapper: bad --offload-arch use")
+	// ErrLLVM marks an Options.LLVM the IR forms are not written for.
+	ErrLLVM = errors.New("wrapper: unsupported reader LLVM version")
 )
 
 // ImageError reports a defect of one input image.

@@ -2,7 +2,10 @@ package main
 
 // Registration code for device images: the native "wrap" front end and the
 // drop-in personalities llvm-offload-wrapper (LLVM 22) and
-// clang-offload-wrapper (LLVM <= 14, AMD variant).
+// clang-offload-wrapper (LLVM <= 14, AMD variant). The bitcode is written
+// for the LLVM that reads it: typed pointers for clang-offload-wrapper and
+// wrap --entries=legacy (unless --llvm says later), LLVM 22's form for
+// llvm-offload-wrapper.
 //
 // Like LLVM's tools, their personalities here write bitcode (lib/ir's
 // writer: llvm-dis prints it as it prints LLVM's) whatever -o is called,
@@ -16,6 +19,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
@@ -237,7 +241,7 @@ func pairArchs(args []string, valued map[string]bool) ([]string, error) {
 	return archs, nil
 }
 
-const wrapUsage = "offload wrap --kind=openmp|cuda|hip -o <out> [--emit=ll|bc|c|s|obj] [--entries=llvm20|legacy] [--triple=<t>] [--offload-arch=<id>] <image>..."
+const wrapUsage = "offload wrap --kind=openmp|cuda|hip -o <out> [--emit=ll|bc|c|s|obj] [--entries=llvm20|legacy] [--llvm=<major>] [--triple=<t>] [--offload-arch=<id>] <image>..."
 
 func runWrap(prog string, args []string, stdout, stderr io.Writer) int {
 	s := cl.NewSet(prog, "Generate host code that embeds device images and registers them with the OpenMP, CUDA or HIP runtime.", "[options] <image>...")
@@ -246,6 +250,7 @@ func runWrap(prog string, args []string, stdout, stderr io.Writer) int {
 	emit := s.String("emit", "ll|bc|c|s|obj", "Output form (default: from the -o extension .ll, .bc, .c, .s, .o)")
 	entries := s.String("entries", "llvm20|legacy", "Offload entry ABI of the host objects: LLVM >= 20 (default) or <= 19")
 	triple := s.String("triple", "triple", "Host target triple (default "+hostTriple()+")")
+	llvm := s.String("llvm", "major", "Oldest LLVM that reads the ll or bc output (default 14 with --entries=legacy: typed pointers; 20 otherwise)")
 	s.List("offload-arch", "target-id", "Target ID of the next image (legacy OpenMP: __tgt_image_info)", false)
 	notes := s.Bool("add-omp-offload-notes", "Add LLVMOMPOFFLOAD ELF notes to ELF images")
 	producer := s.String("notes-producer-version", "version", "Producer version written in the notes (default "+wrapper.DefaultProducerVersion+")")
@@ -291,7 +296,13 @@ func runWrap(prog string, args []string, stdout, stderr io.Writer) int {
 	default:
 		return usage("--emit must be ll, bc, c, s or obj")
 	}
-	archs, err := pairArchs(expanded, map[string]bool{"o": true, "kind": true, "emit": true, "entries": true, "triple": true, "notes-producer-version": true})
+	reader := 0
+	if llvm.Given() {
+		if reader, err = strconv.Atoi(llvm.Value()); err != nil || reader <= 0 {
+			return usage("--llvm must be an LLVM major version such as 14")
+		}
+	}
+	archs, err := pairArchs(expanded, map[string]bool{"o": true, "kind": true, "emit": true, "entries": true, "triple": true, "llvm": true, "notes-producer-version": true})
 	if err != nil {
 		return usage(err.Error())
 	}
@@ -299,7 +310,7 @@ func runWrap(prog string, args []string, stdout, stderr io.Writer) int {
 	if t == "" {
 		t = hostTriple()
 	}
-	j := &wrapJob{opts: wrapper.Options{Kind: k, Triple: t, ABI: abi}, emit: form, output: out.Value(),
+	j := &wrapJob{opts: wrapper.Options{Kind: k, Triple: t, ABI: abi, LLVM: reader}, emit: form, output: out.Value(),
 		inputs: s.Positional, archs: archs, notes: notes.On, inline: inline.On, version: producer.Value()}
 	return j.run(prog, stderr, func(err error) string { return err.Error() })
 }
