@@ -19,7 +19,9 @@ var readerClangs = []int{13, 14, 15, 16, 19, 22}
 // 14 and with --llvm=15) wrap device.so; every clang of the matrix old
 // enough compiles each, gcc links it with the clang-16 host object and
 // libomptarget 16, and the program must run its target region on the
-// device, as it does with LLVM 14's own tool's bitcode. Before the writer
+// device, as it does with LLVM 14's own tool's bitcode and as the program
+// LLVM 16's own pipeline builds (clang-16 --offload-new-driver, which
+// wraps with clang-linker-wrapper-16) does. Before the writer
 // knew reader generations, clang-13 and 14 refused our bitcode (opaque
 // pointers) and clang-15 and 16 compiled it into a program that failed
 // ("failure of target construct while offloading is mandatory": the
@@ -27,6 +29,11 @@ var readerClangs = []int{13, 14, 15, 16, 19, 22}
 func TestEveryClangRunsTheWrapper(t *testing.T) {
 	s, _ := build(t)
 	llvmtest.Need(t, "clang-offload-wrapper-14")
+	s.must("clang-16", "-fopenmp", "-fopenmp-targets="+offload, "--offload-new-driver", "target.c", "-o", "llvm16-pipeline",
+		"-L"+llvm16Lib, "-Wl,-rpath,"+llvm16Lib)
+	if out, err := s.exec("llvm16-pipeline"); err != nil || out != wantRun {
+		t.Fatalf("LLVM 16's own pipeline: %v, printed %q; want %q", err, out, wantRun)
+	}
 	s.must("clang-offload-wrapper-14", "-target="+offload, "-o", "llvm14.bc", "device.so")
 	s.must(clangWrapper, "-target="+offload, "-o", "ours.bc", "device.so")
 	s.must(clangWrapper, "-target="+offload, "--offload-arch=x86-64", "-o", "ours-arch.bc", "device.so")
