@@ -10,9 +10,10 @@ import (
 )
 
 // fuzzModule builds a module from fuzz input: an image, names made of any
-// bytes, and a function whose instructions shape picks.
+// bytes, and a function whose instructions and reader (LLVM 19+, 15 or
+// 14) shape picks.
 func fuzzModule(img []byte, name string, shape uint8) *Module {
-	m := &Module{Triple: name, SourceFilename: name}
+	m := &Module{Triple: name, SourceFilename: name, Reader: []int{0, 15, 14}[shape/8%3]}
 	g := m.AddGlobal(name, Array(uint64(len(img)), I8))
 	g.Constant, g.Linkage, g.Section, g.Align = true, Internal, name, 1<<(shape%13)
 	g.Init = &Bytes{Data: bytes.NewReader(img), Size: int64(len(img))}

@@ -275,21 +275,40 @@ func (l *lowering) body(f, nf *Function) {
 		for _, in := range b.Insts {
 			if in.Op == OpPhi {
 				ni := l.vals[in].(*Inst)
-				for _, v := range in.Operands {
-					ni.Operands = append(ni.Operands, l.phiIn(v, ni.T))
+				for k, v := range in.Operands {
+					var from *Block
+					if k < len(ni.Targets) {
+						from = ni.Targets[k]
+					}
+					ni.Operands = append(ni.Operands, l.phiIn(v, ni.T, from))
 				}
 			}
 		}
 	}
 }
 
-func (l *lowering) phiIn(v Value, want *Type) Value {
+// phiIn is a phi's incoming v as a want: a pointer of another type is
+// bitcast at the end of the block it comes from, before its terminator.
+func (l *lowering) phiIn(v Value, want *Type, from *Block) Value {
 	if c, ok := v.(Constant); ok {
 		return l.constant(c, want)
 	}
 	nv := l.use(v)
-	if nv.Type() == nil || nv.Type().String() != want.String() {
-		l.fail("a phi of %s merges a value of another type", want)
+	have := nv.Type()
+	switch {
+	case have == nil || from == nil:
+		l.fail("a phi of %s merges a value from nowhere", want)
+	case have.String() == want.String():
+	case have.kind == typedPtrKind && want.kind == typedPtrKind:
+		bc := &Inst{Op: opBitcast, T: want, Operands: []Value{nv}}
+		at := len(from.Insts)
+		if at > 0 && from.Insts[at-1].Op <= OpSwitch { // Ret, Br, CondBr, Switch
+			at--
+		}
+		from.Insts = append(from.Insts[:at], append([]*Inst{bc}, from.Insts[at:]...)...)
+		return bc
+	default:
+		l.fail("a phi of %s merges a %s", want, have)
 	}
 	return nv
 }
