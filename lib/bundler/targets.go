@@ -73,8 +73,14 @@ type targets struct {
 // checkTargets validates cfg.Targets in LLVM's order of checks: duplicates,
 // format, kind and triple, target-ID conflicts, host count. Unlike LLVM it
 // also rejects two spellings that standardize to the same ID, which LLVM
-// accepts and then writes a corrupt bundle for.
+// accepts and then writes a corrupt bundle for. Archive unbundling reads a
+// processor after a three-dash triple as the processor
+// (targetid.ParseArchiveTarget), as LLVM's test of it expects.
 func checkTargets(cfg *Config, unbundle bool) (*targets, error) {
+	parse := targetid.ParseEntryID
+	if unbundle && cfg.FileType == "a" {
+		parse = targetid.ParseArchiveTarget
+	}
 	t := &targets{host: -1, hipOnly: true}
 	seenRaw := map[string]bool{}
 	seenStd := map[string]string{}
@@ -85,7 +91,7 @@ func checkTargets(cfg *Config, unbundle bool) (*targets, error) {
 			return nil, errorf("Duplicate targets are not allowed")
 		}
 		seenRaw[raw] = true
-		id, err := targetid.ParseEntryID(raw)
+		id, err := parse(raw)
 		if err != nil {
 			return nil, &Error{Msg: err.Error(), Err: err}
 		}
