@@ -3,6 +3,7 @@ package ir
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 
@@ -66,21 +67,26 @@ func FuzzWriteBitcode(f *testing.F) {
 	})
 }
 
-// BenchmarkWriteBitcode writes a module holding a 64 MiB image.
+// BenchmarkWriteBitcode writes a module holding a 64 MiB image, for LLVM
+// 19+ and for LLVM 14 (typed pointers).
 func BenchmarkWriteBitcode(b *testing.B) {
 	const size = 64 << 20
 	img := make([]byte, size)
 	for i := range img {
 		img[i] = byte(i * 131)
 	}
-	m := &Module{Triple: "x86_64-unknown-linux-gnu"}
-	g := m.AddGlobal("image", Array(size, I8))
-	g.Init = &Bytes{Data: bytes.NewReader(img), Size: size}
-	b.SetBytes(size)
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := m.WriteBitcode(io.Discard); err != nil {
-			b.Fatal(err)
-		}
+	for _, reader := range []int{0, 14} {
+		b.Run(fmt.Sprintf("llvm%d", reader), func(b *testing.B) {
+			m := &Module{Triple: "x86_64-unknown-linux-gnu", Reader: reader}
+			g := m.AddGlobal("image", Array(size, I8))
+			g.Init = &Bytes{Data: bytes.NewReader(img), Size: size}
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := m.WriteBitcode(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

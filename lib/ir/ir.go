@@ -1,8 +1,10 @@
 // Package ir describes small LLVM IR modules, the kind a registration
 // wrapper needs (named structs, global variables with constant initializers,
 // function declarations and a few dozen instructions), and writes them as
-// LLVM bitcode that LLVM 22's tools read (llvm-dis, clang -c, llvm-link) or
-// as LLVM assembly (WriteText).
+// LLVM bitcode (llvm-dis, clang -c, llvm-link) or as LLVM assembly
+// (WriteText), for the oldest LLVM that is to read them (Module.Reader):
+// LLVM 19 and later by default, LLVM 15 to 18 (the constant GEP records
+// they know), or LLVM 13 and 14 (typed pointers; typed.go).
 //
 // The writer follows llvm/docs/BitCodeFormat.rst and the records of LLVM's
 // own BitcodeWriter, with simplifications that LLVM's reader accepts:

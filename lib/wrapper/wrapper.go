@@ -19,7 +19,8 @@
 // AMD variant), including __tgt_image_info records for --offload-arch.
 //
 // The same registration can be written in five forms: LLVM bitcode and IR
-// text (EmitBC and EmitLL, from one lib/ir module; clang compiles both),
+// text (EmitBC and EmitLL, from one lib/ir module, written for the LLVM
+// of Options.LLVM; clang compiles both),
 // portable C (EmitC) and GNU assembly (EmitAsm), both
 // compiled by gcc or clang with the images included through .incbin, and a
 // finished ELF relocatable object for x86-64 or AArch64 (EmitObj), which
