@@ -4,7 +4,8 @@
 # lld and its OpenMP offload runtime (the runtime the wrapper tests run on),
 # clang 14's tools (clang-offload-wrapper 14, the drop-in's oracle),
 # clang and llvm 13, 15 and 19 (with 14, 16 and 22 the readers of the
-# wrapper bitcode version matrix: lib/ir, lib/wrapper, tests/openmp),
+# wrapper bitcode version matrix: lib/ir, lib/wrapper, tests/openmp; clang-tools-19
+# for clang-linker-wrapper-19, the legacy CUDA and HIP registration's reference),
 # the GPU SDKs the examples compile against (ROCm 5.2's HIP headers, device
 # libraries and runtime from Debian main; CUDA 11.8 from non-free, with
 # g++-11, the host compiler Debian's nvcc looks for first: installed with
@@ -15,7 +16,7 @@
 # xxhsum (the reference XXH3 that lib/xxh3 is checked against).
 set -euo pipefail
 pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clang-16 clang-tools-16 lld-16 libomp-16-dev clang-tools-14
-      clang-13 llvm-13 llvm-14 clang-15 llvm-15 llvm-16 clang-19 llvm-19
+      clang-13 llvm-13 llvm-14 clang-15 llvm-15 llvm-16 clang-19 llvm-19 clang-tools-19
       libamdhip64-dev rocm-device-libs nvidia-cuda-toolkit g++-11
       bazel-bootstrap bazel-skylib nginx time xxhash
       bazel-bootstrap-source openjdk-17-jdk-headless)  # Bazel's remote worker, built with javac
