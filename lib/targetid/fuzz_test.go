@@ -18,6 +18,10 @@ func FuzzParseEntryID(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		e, err := ParseEntryID(s)
+		// The archive-target reading fails exactly where the plain one does.
+		if a, aerr := ParseArchiveTarget(s); (aerr == nil) != (err == nil) || (aerr == nil && a.Raw != s) {
+			t.Fatalf("ParseArchiveTarget(%q) = %q, %v; ParseEntryID: %v", s, a.String(), aerr, err)
+		}
 		if err != nil {
 			if err != ErrEntryIDFormat || strings.Count(s, "-") >= 4 {
 				t.Fatalf("ParseEntryID(%q): unexpected error %v", s, err)
