@@ -3,6 +3,7 @@ package extract
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
@@ -12,21 +13,36 @@ import (
 // name already given, compared case-folded so that no two images share a
 // file on a case-insensitive file system either; a taken name gets the
 // first free number before its extension (name.1.ext, name.2.ext, ...).
-type Namer struct{ used map[string]bool }
+// Each name remembers the number it got to, so n images of one name cost
+// O(n), not O(n²).
+type Namer struct {
+	used map[string]bool
+	next map[string]int // by case-folded name: the number to try next
+}
 
 // Name returns a name for im that no earlier call returned.
 func (n *Namer) Name(prefix string, im *Image) string {
 	if n.used == nil {
-		n.used = map[string]bool{}
+		n.used, n.next = map[string]bool{}, map[string]int{}
 	}
 	name := FileName(prefix, im)
-	ext := filepath.Ext(name)
-	stem := strings.TrimSuffix(name, ext)
-	for k := 1; n.used[strings.ToLower(name)]; k++ {
-		name = fmt.Sprintf("%s.%d%s", stem, k, ext)
+	key := strings.ToLower(name)
+	if n.used[key] {
+		ext := filepath.Ext(name)
+		stem := strings.TrimSuffix(name, ext)
+		k := max(n.next[key], 1)
+		for name = numbered(stem, k, ext); n.used[strings.ToLower(name)]; {
+			k++
+			name = numbered(stem, k, ext)
+		}
+		n.next[key] = k + 1
 	}
 	n.used[strings.ToLower(name)] = true
 	return name
+}
+
+func numbered(stem string, k int, ext string) string {
+	return stem + "." + strconv.Itoa(k) + ext
 }
 
 // Names returns the file names ToDir and ToArchive give the images, in
