@@ -133,3 +133,22 @@ func TestDirGroupRefusesSameNameTwice(t *testing.T) {
 		t.Error("A.o accepted after a.o")
 	}
 }
+
+// RemoveTemps (the signal handler's) removes a DirGroup's temporary files
+// too, from the directory opened, and leaves committed outputs alone.
+func TestRemoveTempsCleansDirGroups(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	os.Mkdir(dir, 0o755)
+	g, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Abort()
+	first := writeSome(t, g, "a.o")
+	g.Link("b.o", first)
+	moved, _ := swapForSymlink(t, dir)
+	RemoveTemps()
+	if left := names(t, moved); len(left) != 0 {
+		t.Errorf("left behind: %q", left)
+	}
+}

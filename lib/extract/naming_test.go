@@ -50,3 +50,15 @@ func TestNumberedNamesSkipTakenOnes(t *testing.T) {
 		t.Errorf("names %q, want %q", got, want)
 	}
 }
+
+// BenchmarkNamesOfOneName names 20,000 images that all want one name.
+func BenchmarkNamesOfOneName(b *testing.B) {
+	im := &Image{Where: []string{"in.fatbin"}, OffloadKind: "cuda", Triple: "nvptx64-nvidia-cuda", TargetID: "sm_90", ImageKind: offloadbin.ImageCubin}
+	ims := make([]*Image, 20000)
+	for i := range ims {
+		ims[i] = im
+	}
+	for b.Loop() {
+		Names("", ims)
+	}
+}
