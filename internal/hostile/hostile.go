@@ -182,3 +182,60 @@ func TextChain(levels int) []byte {
 	}
 	return inner
 }
+
+// BundleEntry is one entry of a binary bundle made by Bundle: its ID and
+// where its payload is, from the start of the bundle.
+type BundleEntry struct {
+	ID           string
+	Offset, Size uint64
+}
+
+// BundleHeaderSize is the size of the header of a binary bundle with
+// these entry IDs: magic, count, and per entry offset, size, ID length and
+// ID (clang-offload-bundler's layout); payloads may start there.
+func BundleHeaderSize(ids []string) uint64 {
+	n := uint64(24 + 8)
+	for _, id := range ids {
+		n += 24 + uint64(len(id))
+	}
+	return n
+}
+
+// Bundle returns a binary bundle header for entries, followed by tail;
+// entries may point anywhere, at the same bytes or overlapping ones.
+func Bundle(entries []BundleEntry, tail []byte) []byte {
+	b := []byte("__CLANG_OFFLOAD_BUNDLE__")
+	b = le.AppendUint64(b, uint64(len(entries)))
+	for _, e := range entries {
+		b = le.AppendUint64(b, e.Offset)
+		b = le.AppendUint64(b, e.Size)
+		b = le.AppendUint64(b, uint64(len(e.ID)))
+		b = append(b, e.ID...)
+	}
+	return append(b, tail...)
+}
+
+// SharedBundle returns a bundle of fanout entries that all point at one
+// nested bundle, whose fanout entries all point at one nested bundle, ...
+// levels deep; the innermost entries all point at leaf. Walking every
+// entry visits fanout^levels leaves; the file is a few hundred bytes a
+// level.
+func SharedBundle(fanout, levels int, leaf []byte) []byte {
+	inner := leaf
+	for l := 0; l < levels; l++ {
+		ids := make([]string, fanout)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("hipv4-amdgcn-amd-amdhsa--gfx%d", 900+i)
+			if l > 0 {
+				ids[i] = fmt.Sprintf("openmp-x86_64-unknown-linux-gnu-l%d-%d", l, i)
+			}
+		}
+		off := BundleHeaderSize(ids)
+		es := make([]BundleEntry, fanout)
+		for i, id := range ids {
+			es[i] = BundleEntry{ID: id, Offset: off, Size: uint64(len(inner))}
+		}
+		inner = Bundle(es, inner)
+	}
+	return inner
+}

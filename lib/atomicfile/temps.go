@@ -11,8 +11,15 @@ import (
 // clean up after an interrupted run.
 var live = struct {
 	sync.Mutex
-	files map[string]string
-}{files: map[string]string{}}
+	files  map[string]string
+	rooted map[rootedName]string // the same, for DirGroups' files
+}{files: map[string]string{}, rooted: map[rootedName]string{}}
+
+// rootedName is a file of a DirGroup: a name in a directory opened once.
+type rootedName struct {
+	root *os.Root
+	name string
+}
 
 // linkTracked links backup to dest, a file a commit is about to replace,
 // and registers the link to be put back by RemoveTemps, under one lock.
@@ -65,5 +72,13 @@ func RemoveTemps() {
 			os.Remove(name)
 		}
 		delete(live.files, name)
+	}
+	for rn, restoreTo := range live.rooted {
+		if _, err := rn.root.Lstat(restoreTo); restoreTo != "" && err != nil {
+			rn.root.Rename(rn.name, restoreTo)
+		} else {
+			rn.root.Remove(rn.name)
+		}
+		delete(live.rooted, rn)
 	}
 }

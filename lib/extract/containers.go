@@ -133,10 +133,10 @@ func (w *Walker) offloadImage(ob *offloadbin.Image, i int, where []string, depth
 		}
 		return w.any(data, ob.Size, with(where, label), depth+1, fn)
 	}
-	return fn(&Image{
+	return w.handOn(&Image{
 		Where: with(where, label), OffloadKind: ob.OffloadKind.String(), Triple: ob.Triple(),
 		TargetID: ob.Arch(), ImageKind: ob.ImageKind, Strings: ob.Strings, Size: ob.Size, data: data,
-	})
+	}, fn)
 }
 
 func (w *Walker) archive(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {

@@ -176,7 +176,7 @@ func TestToArchiveReadableByLLVM(t *testing.T) {
 			ims = append(ims, im)
 		}
 	}
-	if err := ToArchive(filepath.Join(dir, "dev.a"), "k", ims); err != nil {
+	if err := ToArchive(filepath.Join(dir, "dev.a"), "k", ims, nil); err != nil {
 		t.Fatal(err)
 	}
 	members := strings.Fields(llvmtest.Run(t, dir, "llvm-ar-22", "t", "dev.a"))

@@ -48,7 +48,7 @@ func (w *Walker) nvEntry(r io.ReaderAt, e *nvfatbin.Entry, where []string, fn fu
 	}
 	if !e.Compressed {
 		im.Size, im.data = e.ImageSize(e.Open(r), e.Size), e.Open(r)
-		return fn(im)
+		return w.handOn(im, fn)
 	}
 	if err := w.budget.Reserve(uint64(e.UncompressedSize)); err != nil {
 		return err
@@ -61,7 +61,7 @@ func (w *Walker) nvEntry(r io.ReaderAt, e *nvfatbin.Entry, where []string, fn fu
 		return err
 	}
 	im.Size, im.data = e.ImageSize(tmp, e.UncompressedSize), tmp
-	if err := fn(im); err != nil {
+	if err := w.handOn(im, fn); err != nil {
 		return err
 	}
 	w.release(tmp)

@@ -7,6 +7,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
+	"github.com/rules-offload/rules_offload/lib/outbudget"
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
 
@@ -150,8 +151,23 @@ func sanitize(s string) string {
 	return s
 }
 
-// ToArchive writes the images as members of a deterministic ar archive.
-func ToArchive(path, prefix string, ims []*Image) error {
+// Charge charges the images, each a file of its size, to b, before any
+// is written.
+func Charge(b *outbudget.Budget, ims []*Image) error {
+	for _, im := range ims {
+		if err := b.Charge(uint64(im.Size)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ToArchive writes the images as members of a deterministic ar archive,
+// after charging them to b (which may be nil).
+func ToArchive(path, prefix string, ims []*Image, b *outbudget.Budget) error {
+	if err := Charge(b, ims); err != nil {
+		return err
+	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err

@@ -23,6 +23,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
+	"github.com/rules-offload/rules_offload/lib/shown"
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
 
@@ -41,7 +42,11 @@ type Image struct {
 	ImageKind   offloadbin.ImageKind
 	Strings     []offloadbin.KV // OffloadBinary metadata
 	Size        int64
-	data        io.ReaderAt
+	// Repeats is the image found earlier with the same bytes (the same
+	// range of the same data: entries or sections that share a payload),
+	// nil for the first.
+	Repeats *Image
+	data    io.ReaderAt
 }
 
 // Open returns a reader over the image bytes.
@@ -69,6 +74,9 @@ type Options struct {
 	// in it have been handed on instead of when the walker is closed.
 	Consume bool
 	TempDir string // where compressed payloads are decompressed
+	// Repeated, if set, hears of each container met again (see
+	// shared.go): where it is now, and where it was walked.
+	Repeated func(where, first []string)
 }
 
 // Walker walks containers; Close removes its temporary files.
@@ -77,7 +85,11 @@ type Walker struct {
 	tmps      []*os.File
 	closer    []func()
 	budget    *budget.Budget // of the input being walked
+	inflated  uint64         // by the walks before this one
 	inflating int            // compressed containers the walk is inside
+	// What was walked and handed on, by payload (see shared.go).
+	containers map[payload][]string
+	images     map[payload]*Image
 }
 
 // OnClose registers fn to run when the walker is closed, so that callers can
@@ -89,8 +101,11 @@ func NewWalker(opt Options) *Walker {
 	if opt.MaxDepth == 0 {
 		opt.MaxDepth = 16
 	}
-	return &Walker{opt: opt}
+	return &Walker{opt: opt, containers: map[payload][]string{}, images: map[payload]*Image{}}
 }
+
+// Inflated is the number of bytes decompressed by all walks so far.
+func (w *Walker) Inflated() uint64 { return w.inflated + w.budget.Used() }
 
 // Close releases the decompressed data; images found become unreadable.
 func (w *Walker) Close() {
@@ -107,6 +122,7 @@ func (w *Walker) Close() {
 // name. A container that fails to parse stops the walk with an error that
 // names where it was found.
 func (w *Walker) Walk(r io.ReaderAt, size int64, name string, fn func(*Image) error) error {
+	w.inflated += w.budget.Used()
 	w.budget, w.inflating = budget.New(w.opt.MaxUncompressedSize), 0
 	w.budget.SetHint("raise the limit with --max-uncompressed-size")
 	return w.any(r, size, []string{name}, 0, fn)
@@ -157,7 +173,10 @@ func (w *Walker) leaveCompressed() { w.inflating-- }
 
 func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	if depth > w.opt.MaxDepth {
-		return fmt.Errorf("%s: nesting deeper than %d levels", strings.Join(where, ": "), w.opt.MaxDepth)
+		return &walkError{where: where, err: fmt.Errorf("nesting deeper than %d levels", w.opt.MaxDepth)}
+	}
+	if w.walkedBefore(r, size, where) {
+		return nil
 	}
 	head := headOf(r, size, 64)
 	var err error
@@ -183,18 +202,25 @@ func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn fu
 	}
 	var we *walkError
 	if err != nil && !errors.As(err, &we) {
-		err = &walkError{where: strings.Join(where, ": "), err: err}
+		err = &walkError{where: where, err: err}
 	}
 	return err
 }
 
-// walkError names the container path of a failure once.
+// walkError names the container path of a failure once, each name escaped
+// for printing (see package shown).
 type walkError struct {
-	where string
+	where []string
 	err   error
 }
 
-func (e *walkError) Error() string { return e.where + ": " + e.err.Error() }
+func (e *walkError) Error() string {
+	var b strings.Builder
+	for _, w := range e.where {
+		b.WriteString(shown.Name(w) + ": ")
+	}
+	return b.String() + e.err.Error()
+}
 func (e *walkError) Unwrap() error { return e.err }
 
 func headOf(r io.ReaderAt, size int64, n int) []byte {
@@ -231,7 +257,7 @@ func (w *Walker) entry(id string, r io.ReaderAt, size int64, where []string, dep
 		im.OffloadKind, im.Triple, im.TargetID = p.Kind, strings.TrimSuffix(p.TripleString(), "-"), p.TargetID
 	}
 	im.ImageKind = kindOf(head)
-	return fn(im)
+	return w.handOn(im, fn)
 }
 
 // kindOf guesses an image kind from content, for images from bundles,

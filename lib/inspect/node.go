@@ -39,6 +39,12 @@ type Node struct {
 	// Compression describes a CCOB.
 	Compression *Compression `json:"compression,omitempty"`
 	Children    []*Node      `json:"children,omitempty"`
+	// SameAs, for bytes described elsewhere in the tree (bundle entries,
+	// sections or members that point at the same range as an earlier
+	// one), is the path of names, from the file down, of that description;
+	// such a node has no children of its own.
+	SameAs string `json:"same_as,omitempty"`
+	first  *Node  // the node SameAs names
 	// Error says where and why parsing of this node stopped.
 	Error string `json:"error,omitempty"`
 }

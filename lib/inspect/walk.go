@@ -66,6 +66,7 @@ func Inspect(r io.ReaderAt, size int64, name string, opt Options) *Node {
 	defer w.closeTemps()
 	n := w.node(view{r: r, size: size, space: "file"}, 0)
 	n.Name = name
+	nameReferences(n)
 	return n
 }
 
@@ -97,6 +98,7 @@ type walker struct {
 	budget    *budget.Budget
 	inflating int        // compressed containers the walk is inside
 	temps     []*os.File // spilled OffloadBinaries, closed once described
+	seen      map[payload]*Node
 }
 
 // spill returns an unlinked temporary file for a large compressed
@@ -133,6 +135,9 @@ func (w *walker) refuseNested() bool {
 // node recognises the bytes of v and describes them.
 func (w *walker) node(v view, depth int) *Node {
 	n := &Node{Offset: v.base, Size: v.size, Space: v.space}
+	if first := w.described(v, n); first != nil {
+		return reference(v, first)
+	}
 	if depth > w.opt.MaxDepth {
 		n.Format, n.Error = "data", fmt.Sprintf("nesting deeper than %d levels: not examined", w.opt.MaxDepth)
 		return n

@@ -9,6 +9,8 @@ import (
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/extract"
+	"github.com/rules-offload/rules_offload/lib/outbudget"
+	"github.com/rules-offload/rules_offload/lib/shown"
 	"github.com/rules-offload/rules_offload/tool/internal/cl"
 )
 
@@ -69,9 +71,32 @@ func collect(w *extract.Walker, files []string, flt extract.Filter) ([]*extract.
 	return ims, err
 }
 
-func walkerOptions(f *inflateFlags, consume bool) (extract.Options, error) {
+// walkerOptions are the walk's limits; containers met again are noted on
+// stderr (their images are handed on once).
+func walkerOptions(f *inflateFlags, consume bool, prog string, stderr io.Writer) (extract.Options, error) {
 	limit, err := f.limit()
-	return extract.Options{MaxUncompressedSize: limit, AllowNestedCompression: f.nested.On, Consume: consume}, err
+	return extract.Options{MaxUncompressedSize: limit, AllowNestedCompression: f.nested.On, Consume: consume,
+		Repeated: func(where, first []string) {
+			fmt.Fprintf(stderr, "%s: note: %s: same bytes as %s: their images are taken once\n", prog, shownPath(where), shownPath(first))
+		}}, err
+}
+
+// inputSize is the total size of the input files, for the output budget.
+func inputSize(files []string) uint64 {
+	var n uint64
+	for _, path := range files {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+			n += uint64(fi.Size())
+		}
+	}
+	return n
+}
+
+// outputBudget is the budget the flags give for writing what w finds in
+// files: by default, what the files hold.
+func outputBudget(out *outputFlags, w *extract.Walker, files []string) (*outbudget.Budget, error) {
+	size := inputSize(files)
+	return out.budget(func() uint64 { return size + w.Inflated() })
 }
 
 func runExtract(prog string, args []string, stdout, stderr io.Writer) int {
@@ -82,6 +107,7 @@ func runExtract(prog string, args []string, stdout, stderr io.Writer) int {
 	archive := s.String("archive", "file", "write one ar archive instead of files")
 	list := s.Bool("list", "only list what would be extracted")
 	inflate := addInflateFlags(s)
+	outFlags := addOutputFlags(s)
 	help := s.Bool("help", "Display available options")
 	if err := s.Parse(args); err != nil || help.On || len(s.Positional) == 0 {
 		return usageOr(s, err, help.On, prog, stdout, stderr)
@@ -89,15 +115,15 @@ func runExtract(prog string, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch {
 	case list.On:
-		err = extractList(s.Positional, flt.filter(), inflate, stdout)
+		err = extractList(s.Positional, flt.filter(), inflate, prog, stdout, stderr)
 	case archive.Given():
-		err = extractArchive(s.Positional, flt.filter(), inflate, archive.Value())
+		err = extractArchive(s.Positional, flt.filter(), inflate, outFlags, archive.Value(), prog, stderr)
 	default:
 		out := "."
 		if dir.Given() {
 			out = dir.Value()
 		}
-		err = extractDir(s.Positional, flt.filter(), inflate, out, stdout)
+		err = extractDir(s.Positional, flt.filter(), inflate, outFlags, out, prog, stdout, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", prog, err)
@@ -113,19 +139,32 @@ func noMatch(files []string) error {
 // Each image is named after the input it came from.
 const namePrefix = ""
 
-// extractList prints each image as it is found: name, size and where.
-func extractList(files []string, flt extract.Filter, inflate *inflateFlags, stdout io.Writer) error {
-	opt, err := walkerOptions(inflate, true)
+// extractList prints each image as it is found: name, size and where (and,
+// for an image with the bytes of an earlier one, that one's name).
+func extractList(files []string, flt extract.Filter, inflate *inflateFlags, prog string, stdout, stderr io.Writer) error {
+	opt, err := walkerOptions(inflate, true, prog, stderr)
 	if err != nil {
 		return err
 	}
 	w := extract.NewWalker(opt)
 	defer w.Close()
 	var names extract.Namer
+	first := map[*extract.Image]string{} // name of the first image listed with some bytes
 	n := 0
 	err = walkInputs(w, files, flt, func(im *extract.Image) error {
 		n++
-		_, err := fmt.Fprintf(stdout, "%s\t%d\t%s\n", names.Name(namePrefix, im), im.Size, strings.Join(im.Where, ": "))
+		name := names.Name(namePrefix, im)
+		key := im
+		if im.Repeats != nil {
+			key = im.Repeats
+		}
+		same := ""
+		if f, ok := first[key]; ok {
+			same = "\tsame bytes as " + f
+		} else {
+			first[key] = name
+		}
+		_, err := fmt.Fprintf(stdout, "%s\t%d\t%s%s\n", name, im.Size, shownPath(im.Where), same)
 		return err
 	})
 	if err == nil && n == 0 {
@@ -134,23 +173,43 @@ func extractList(files []string, flt extract.Filter, inflate *inflateFlags, stdo
 	return err
 }
 
+// shownPath is where an image was found, each name escaped as needed.
+func shownPath(where []string) string {
+	parts := make([]string, len(where))
+	for i, w := range where {
+		parts[i] = shown.Name(w)
+	}
+	return strings.Join(parts, ": ")
+}
+
 // extractDir writes each image as it is found, so that decompressed data
 // is released as soon as its images are written; nothing is visible until
 // all are.
-func extractDir(files []string, flt extract.Filter, inflate *inflateFlags, dir string, stdout io.Writer) error {
-	opt, err := walkerOptions(inflate, true)
+func extractDir(files []string, flt extract.Filter, inflate *inflateFlags, out *outputFlags, dir, prog string, stdout, stderr io.Writer) error {
+	opt, err := walkerOptions(inflate, true, prog, stderr)
+	if err != nil {
+		return err
+	}
+	w := extract.NewWalker(opt)
+	defer w.Close()
+	b, err := outputBudget(out, w, files)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
-	w := extract.NewWalker(opt)
-	defer w.Close()
-	d := extract.NewDirWriter(dir, namePrefix)
+	d, err := extract.NewDirWriter(dir, namePrefix)
+	if err != nil {
+		return err
+	}
 	defer d.Abort()
+	d.Budget = b
 	err = walkInputs(w, files, flt, func(im *extract.Image) error {
-		_, err := d.Add(im)
+		path, linked, err := d.Add(im)
+		if linked != "" {
+			fmt.Fprintf(stderr, "%s: note: %s: same bytes as %s: written once, hard-linked\n", prog, path, linked)
+		}
 		return err
 	})
 	if err == nil && len(d.Paths()) == 0 {
@@ -167,13 +226,17 @@ func extractDir(files []string, flt extract.Filter, inflate *inflateFlags, dir s
 
 // extractArchive needs every image at once: an archive's symbol-free
 // members are written in one pass after the walk.
-func extractArchive(files []string, flt extract.Filter, inflate *inflateFlags, path string) error {
-	opt, err := walkerOptions(inflate, false)
+func extractArchive(files []string, flt extract.Filter, inflate *inflateFlags, out *outputFlags, path, prog string, stderr io.Writer) error {
+	opt, err := walkerOptions(inflate, false, prog, stderr)
 	if err != nil {
 		return err
 	}
 	w := extract.NewWalker(opt)
 	defer w.Close()
+	b, err := outputBudget(out, w, files)
+	if err != nil {
+		return err
+	}
 	ims, err := collect(w, files, flt)
 	if err == nil && len(ims) == 0 {
 		err = noMatch(files)
@@ -181,7 +244,7 @@ func extractArchive(files []string, flt extract.Filter, inflate *inflateFlags, p
 	if err != nil {
 		return err
 	}
-	return extract.ToArchive(path, namePrefix, ims)
+	return extract.ToArchive(path, namePrefix, ims, b)
 }
 
 func usageOr(s *cl.Set, err error, help bool, prog string, stdout, stderr io.Writer) int {
@@ -206,11 +269,12 @@ func runConvert(prog string, args []string, stdout, stderr io.Writer) int {
 	hostTriple := s.String("host-triple", "triple", "add an empty host entry for this triple (bundles for OpenMP need one)")
 	align := s.String("bundle-align", "n", "payload alignment of the bundle (default 4096, as clang uses for HIP)")
 	inflate := addInflateFlags(s)
+	outFlags := addOutputFlags(s)
 	help := s.Bool("help", "Display available options")
 	if err := s.Parse(args); err != nil || help.On || len(s.Positional) == 0 {
 		return usageOr(s, err, help.On, prog, stdout, stderr)
 	}
-	err := convert(s.Positional, flt.filter(), inflate, to.Value(), out.Value(), hostTriple.Value(), align)
+	err := convert(s.Positional, flt.filter(), inflate, outFlags, to.Value(), out.Value(), hostTriple.Value(), align, prog, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", prog, err)
 		return 1
@@ -218,7 +282,7 @@ func runConvert(prog string, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func convert(files []string, flt extract.Filter, inflate *inflateFlags, to, out, hostTriple string, align *cl.Option) error {
+func convert(files []string, flt extract.Filter, inflate *inflateFlags, outFlags *outputFlags, to, out, hostTriple string, align *cl.Option, prog string, stderr io.Writer) error {
 	if out == "" {
 		return fmt.Errorf("no output file: give -o")
 	}
@@ -230,12 +294,16 @@ func convert(files []string, flt extract.Filter, inflate *inflateFlags, to, out,
 		}
 		n = v
 	}
-	opt, err := walkerOptions(inflate, false)
+	opt, err := walkerOptions(inflate, false, prog, stderr)
 	if err != nil {
 		return err
 	}
 	w := extract.NewWalker(opt)
 	defer w.Close()
+	b, err := outputBudget(outFlags, w, files)
+	if err != nil {
+		return err
+	}
 	flt.IncludeHost = false
 	ims, err := collect(w, files, flt)
 	if err != nil {
@@ -243,6 +311,9 @@ func convert(files []string, flt extract.Filter, inflate *inflateFlags, to, out,
 	}
 	if len(ims) == 0 {
 		return noMatch(files)
+	}
+	if err := extract.Charge(b, ims); err != nil {
+		return err
 	}
 	f, err := atomicfile.Create(out)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/inspect"
+	"github.com/rules-offload/rules_offload/lib/shown"
 	"github.com/rules-offload/rules_offload/tool/internal/cl"
 )
 
@@ -81,11 +82,11 @@ func printNode(w io.Writer, n *inspect.Node, depth int) {
 	var b strings.Builder
 	b.WriteString(indent)
 	if n.Name != "" {
-		b.WriteString(n.Name + ": ")
+		b.WriteString(shown.Name(n.Name) + ": ")
 	}
 	b.WriteString(n.Format)
 	if n.Detail != "" {
-		b.WriteString(" (" + n.Detail + ")")
+		b.WriteString(" (" + shown.Name(n.Detail) + ")")
 	}
 	if depth > 0 {
 		fmt.Fprintf(&b, "  size %d", n.Size)
@@ -95,6 +96,9 @@ func printNode(w io.Writer, n *inspect.Node, depth int) {
 				b.WriteString(" in " + n.Space)
 			}
 		}
+	}
+	if n.SameAs != "" {
+		b.WriteString(", same bytes as " + shown.Name(n.SameAs) + ": described there")
 	}
 	fmt.Fprintln(w, b.String())
 	if e := n.Entry; e != nil {
@@ -109,7 +113,7 @@ func printNode(w io.Writer, n *inspect.Node, depth int) {
 			indent, c.Method, c.Version, c.CompressedSize, c.UncompressedSize, c.Ratio, c.Hash, check)
 	}
 	if n.Error != "" {
-		fmt.Fprintf(w, "%s  error: %s\n", indent, n.Error)
+		fmt.Fprintf(w, "%s  error: %s\n", indent, shown.Name(n.Error))
 	}
 	for _, c := range n.Children {
 		printNode(w, c, depth+1)
@@ -120,7 +124,7 @@ func entryLine(e *inspect.Entry) string {
 	var parts []string
 	add := func(k, v string) {
 		if v != "" {
-			parts = append(parts, k+" "+v)
+			parts = append(parts, k+" "+shown.Name(v))
 		}
 	}
 	add("kind", e.OffloadKind)
@@ -132,7 +136,7 @@ func entryLine(e *inspect.Entry) string {
 	add("image", e.ImageKind)
 	for _, kv := range e.Strings {
 		if kv.Key != "triple" && kv.Key != "arch" {
-			add(kv.Key, kv.Value)
+			add(shown.Name(kv.Key), kv.Value)
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rules-offload/rules_offload/lib/outbudget"
 	"github.com/rules-offload/rules_offload/tool/internal/cl"
 )
 
@@ -50,4 +51,34 @@ func parseBytes(flag, s string) (uint64, error) {
 		return 0, fmt.Errorf("for the %s option: '%s' is not a byte count", flag, s)
 	}
 	return n << shift, nil
+}
+
+// outputFlags are the limits on what extract and convert write.
+type outputFlags struct{ size, files *cl.Option }
+
+func addOutputFlags(s *cl.Set) *outputFlags {
+	return &outputFlags{
+		size: s.String("max-output-size", "bytes",
+			"write at most this many bytes of images (default: what the inputs hold, their size plus what was decompressed, plus 1M; K, M, G suffixes)"),
+		files: s.String("max-output-files", "n", "write at most this many files or archive members (default 100000)"),
+	}
+}
+
+// budget returns the output budget the flags give; held says what the
+// inputs hold so far, for the default byte limit.
+func (f *outputFlags) budget(held func() uint64) (*outbudget.Budget, error) {
+	b := &outbudget.Budget{Held: held, Hint: "raise the limits with --max-output-size and --max-output-files"}
+	var err error
+	if f.size.Given() {
+		if b.MaxBytes, err = parseBytes("--max-output-size", f.size.Value()); err == nil && b.MaxBytes == 0 {
+			err = fmt.Errorf("for the --max-output-size option: '%s' is not a positive byte count", f.size.Value())
+		}
+	}
+	if err == nil && f.files.Given() {
+		b.MaxFiles, err = strconv.ParseUint(f.files.Value(), 10, 64)
+		if err != nil || b.MaxFiles == 0 {
+			err = fmt.Errorf("for the --max-output-files option: '%s' is not a positive number", f.files.Value())
+		}
+	}
+	return b, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
+	"github.com/rules-offload/rules_offload/lib/outbudget"
 	"github.com/rules-offload/rules_offload/lib/packager"
 	"github.com/rules-offload/rules_offload/tool/internal/cl"
 )
@@ -298,6 +299,11 @@ func extractImages(prog, input string, images []string, archive bool, stderr io.
 	}
 	for _, w := range plan.Warnings {
 		fmt.Fprintf(stderr, "%s: warning: %s\n", prog, w)
+	}
+	out := &outbudget.Budget{Held: func() uint64 { return uint64(size) + b.Used() },
+		Hint: "this command has no option to raise them; `offload extract --max-output-size` writes more"}
+	if err := plan.Charge(out); err != nil {
+		return err
 	}
 	return plan.Write()
 }

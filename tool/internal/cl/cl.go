@@ -8,7 +8,6 @@ package cl
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 )
@@ -304,38 +303,6 @@ func (s *Set) PrintHelp(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-28s - %s\n", spell, o.Help)
 	}
-}
-
-// ExpandResponseFiles replaces each @file argument with the arguments the
-// file holds (GNU quoting: whitespace separates, quotes and backslashes
-// escape), recursively, as LLVM tools do.
-func ExpandResponseFiles(args []string) ([]string, error) {
-	return expand(args, 0)
-}
-
-func expand(args []string, depth int) ([]string, error) {
-	if depth > 20 {
-		return nil, errorf("response files nested too deeply")
-	}
-	var out []string
-	for _, a := range args {
-		if !strings.HasPrefix(a, "@") || len(a) == 1 {
-			out = append(out, a)
-			continue
-		}
-		data, err := os.ReadFile(a[1:])
-		if err != nil {
-			// LLVM keeps an unreadable @arg as a plain argument.
-			out = append(out, a)
-			continue
-		}
-		sub, err := expand(splitGNU(string(data)), depth+1)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sub...)
-	}
-	return out, nil
 }
 
 // splitGNU tokenises a response file the way gcc and LLVM's

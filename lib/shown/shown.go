@@ -1,0 +1,42 @@
+// Package shown makes names taken from inputs safe to print for a person:
+// a name of printable characters is shown as it is; any other (terminal
+// escape sequences, newlines that would forge lines of output, invalid
+// UTF-8) is shown Go-quoted, with those bytes escaped (%q style), so that
+// what is printed is one line that says exactly which bytes the name has.
+// JSON output needs none of this: encoding/json escapes by construction.
+package shown
+
+import (
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Name returns s as it should be printed in human output.
+func Name(s string) string {
+	if plain(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// plain reports whether s is valid UTF-8 of printable characters only, and
+// does not start with a quote (which would make it look quoted).
+func plain(s string) bool {
+	if len(s) > 0 && s[0] == '"' {
+		return false
+	}
+	for i, r := range s {
+		if r == utf8.RuneError && !validAt(s, i) || !unicode.IsPrint(r) && r != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// validAt reports whether the U+FFFD at s[i:] was written as such, not an
+// invalid byte.
+func validAt(s string, i int) bool {
+	_, n := utf8.DecodeRuneInString(s[i:])
+	return n == 3
+}
