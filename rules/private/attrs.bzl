@@ -2,6 +2,7 @@
 
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load(":providers.bzl", "OffloadClangInfo")
+load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
 
 def compile_attrs(default_type):
     """Attributes of offload_bundle and offload_package."""
@@ -18,7 +19,7 @@ def compile_attrs(default_type):
         "kind": attr.string(
             doc = "Offload kind: \"hip\", \"cuda\" or \"openmp\".",
             mandatory = True,
-            values = ["hip", "cuda", "openmp"],
+            values = KIND_NAMES,
         ),
         "type": attr.string(
             doc = "What each device image is, in clang-offload-bundler -type terms: \"o\" " +

@@ -34,8 +34,15 @@ type loader struct {
 }
 
 var bzl = &loader{
-	cache:       map[string]starlark.StringDict{},
-	predeclared: starlark.StringDict{"struct": starlark.NewBuiltin("struct", starlarkstruct.Make)},
+	cache: map[string]starlark.StringDict{},
+	predeclared: starlark.StringDict{
+		"struct": starlark.NewBuiltin("struct", starlarkstruct.Make),
+		// The device families name the SDK files of a device link in
+		// functions these tests do not call.
+		"depset": starlark.NewBuiltin("depset", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return nil, fmt.Errorf("depset is Bazel's; not available here")
+		}),
+	},
 }
 
 func (l *loader) resolve(from, label string) (string, error) {

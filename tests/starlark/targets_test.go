@@ -10,7 +10,7 @@ import (
 	"go.starlark.net/starlark"
 )
 
-const targetsBzl = "rules/private/targets.bzl"
+const targetsBzl = "rules/private/targets/targets.bzl"
 
 // vectorsPath is written by lib/targetid from clang-offload-bundler-22 and
 // clang-22 answers (go test ./lib/targetid -run TestVectors -update).
@@ -251,7 +251,7 @@ func TestResolveTargetsList(t *testing.T) {
 // The triple port against LLVM's documented normalizations
 // (llvm/unittests/TargetParser/TripleTest.cpp, Normalization).
 func TestNormalizeTriple(t *testing.T) {
-	fn := function(t, "rules/private/triple.bzl", "normalize_triple")
+	fn := function(t, "rules/private/targets/triple.bzl", "normalize_triple")
 	tests := []struct {
 		in   string
 		form int

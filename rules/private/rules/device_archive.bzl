@@ -5,7 +5,7 @@ load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:common.bzl", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:providers.bzl", "OffloadBundleInfo", "OffloadDeviceArchiveInfo")
-load("//rules/private:targets.bzl", "resolve_targets", "target_dir")
+load("//rules/private/targets:targets.bzl", "resolve_targets", "target_dir")
 load("//rules/private:toolchain.bzl", "find_offload_tool")
 load("//rules/private/actions:archive.bzl", "emit_unbundle_archive")
 
