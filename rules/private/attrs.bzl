@@ -1,8 +1,8 @@
 """Attributes shared by the compiling rules."""
 
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
-load(":providers.bzl", "OffloadClangInfo")
 load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
+load(":providers.bzl", "OffloadClangInfo")
 
 def compile_attrs(default_type):
     """Attributes of offload_bundle and offload_package."""

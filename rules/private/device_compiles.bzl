@@ -9,11 +9,11 @@ load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private/actions:compile.bzl", "emit_device_compile")
 load("//rules/private/actions:device_link.bzl", "emit_device_link")
+load("//rules/private/targets:targets.bzl", "resolve_target", "resolve_targets", "target_dir")
 load(":common.bzl", "IMAGE_TYPES")
 load(":compilation_mode.bzl", "mode_copts")
 load(":providers.bzl", "OffloadImageInfo", "OffloadTargetsInfo")
 load(":sdk_check.bzl", "sdk_error")
-load("//rules/private/targets:targets.bzl", "resolve_target", "resolve_targets", "target_dir")
 
 def target_specs(ctx):
     """The rule's targets attribute, else the --@rules_offload//rules:targets flag.

@@ -1,8 +1,8 @@
 """The two toolchains: the offload tool and the device clang."""
 
+load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
 load(":common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
 load(":providers.bzl", "OffloadClangInfo", "OffloadCudaInfo", "OffloadLlvmInfo", "OffloadRocmInfo", "OffloadToolInfo")
-load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
 
 def _offload_toolchain_impl(ctx):
     tool = OffloadToolInfo(

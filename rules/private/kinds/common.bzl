@@ -1,7 +1,15 @@
 """Helpers the kind files share; pure functions."""
 
 def has_any(flags, names):
-    """Whether one of names is among flags."""
+    """Whether one of names is among flags.
+
+    Args:
+      flags: list of string.
+      names: list of string.
+
+    Returns:
+      bool.
+    """
     for f in flags:
         if f in names:
             return True

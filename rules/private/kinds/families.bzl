@@ -88,8 +88,11 @@ def _nvlink_flags(clang, target):
     return flags
 
 def _amdgcn_link_flags(clang, target, rdc):
-    """rdc: full LTO of the bitcode by lld into one code object, with the ROCm
-    flags the device compiles had (LTO generates code for the ABI they name)."""
+    """A code object; rdc: full LTO of the bitcode by lld.
+
+    LTO gets the ROCm flags the device compiles had: it generates code for
+    the ABI they name.
+    """
     if not rdc:
         return _code_object_link_flags(target)
     flags = ["--target=" + target.triple, "-mcpu=" + target.target_id, "-flto", "-Wl,--no-undefined"]
@@ -107,9 +110,11 @@ def _spirv_link_flags(clang, target, rdc):
     return _nvlink_flags(clang, target)
 
 def _nvptx_link_flags(clang, target, rdc):
-    """Relocatable cubins: nvlink. Several sources' cubins (not rdc) would
-    need nvlink too, which these rules do not run: None. A processor-less
-    target links as a host-CPU device."""
+    """Relocatable cubins: nvlink; other cubins: None (not linked here).
+
+    Several sources' cubins (not rdc) would need nvlink too, which these
+    rules do not run. A processor-less target links as a host-CPU device.
+    """
     if rdc:
         return _nvlink_flags(clang, target)
     if not target.processor:

@@ -8,7 +8,7 @@ one action (actions/openmp_compile.bzl says why). The runtime is the
 compiler's LLVM's (clang.llvm).
 """
 
-load(":common.bzl", "current_entry_layout", "no_error", "add_nothing", "no_wavefront")
+load(":common.bzl", "add_nothing", "current_entry_layout", "no_error", "no_wavefront")
 
 def _rdc_plan(target):
     if target.processor:
@@ -45,8 +45,11 @@ def _runtime(clang, runtime):
     return struct(static = None, dynamic = wanted, flags = []), ""
 
 def _entry_layout(version):
-    """OpenMP host objects from LLVM before 20 have the legacy entries (section
-    omp_offloading_entries) that libomptarget of their release reads."""
+    """The offload entry layout of host objects compiled by clang of this version.
+
+    OpenMP host objects from LLVM before 20 have the legacy entries (section
+    omp_offloading_entries) that libomptarget of their release reads.
+    """
     major = version.split(".")[0]
     if major.isdigit() and int(major) < 20:
         return "legacy"

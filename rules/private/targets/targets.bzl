@@ -6,10 +6,10 @@ sides. The rules follow clang-offload-bundler 22.1.8 and clang's TargetID.cpp,
 as lib/targetid does; tests/starlark checks that the two agree.
 """
 
-load(":processors.bzl", "AMDGCN_GPUS", "OFFLOAD_ARCHS", "R600_GPUS")
-load(":triple.bzl", "normalize_triple", "parse_arch", "parse_os")
 load("//rules/private/kinds:families.bzl", "AMDGCN", "HOST_CPU", "NVPTX", "SPIRV", "family_of")
 load("//rules/private/kinds:registry.bzl", "KINDS", "KIND_NAMES", "kinds_for_family", "kinds_for_ptx")
+load(":processors.bzl", "AMDGCN_GPUS", "OFFLOAD_ARCHS", "R600_GPUS", "STANDARD_TRIPLES")
+load(":triple.bzl", "normalize_triple", "parse_arch", "parse_os")
 
 # Every OffloadArch name, sorted: what error messages list.
 KNOWN_PROCESSORS = sorted(OFFLOAD_ARCHS)
@@ -213,11 +213,21 @@ def target_dir(name):
     """A file-name-safe form of a target name: ':' becomes '_'."""
     return name.replace(":", "_")
 
+def _bundle_id(bundle_kind, triple, target_id):
+    """The standardized bundle entry ID of a resolved target.
+
+    Built from the generated STANDARD_TRIPLES for the rules' device
+    triples; other triples (user-given: host-CPU devices, entry IDs) are
+    standardized by parsing, as the bundler does.
+    """
+    standard = STANDARD_TRIPLES.get(triple)
+    if standard and (not target_id or target_id.partition(":")[0] in _OFFLOAD_ARCH_SET):
+        return "%s-%s-%s" % (bundle_kind, standard, target_id)
+    e, _ = parse_entry_id("%s-%s-%s" % (bundle_kind, triple if triple.count("-") == 3 else triple + "-", target_id))
+    return e.id
+
 def _target(spec, name, kind, processor, target_id, features, triple, bundle_kind, ptx, family = None):
-    bundle_id = ""
-    if bundle_kind:
-        e, _ = parse_entry_id("%s-%s-%s" % (bundle_kind, triple if triple.count("-") == 3 else triple + "-", target_id))
-        bundle_id = e.id
+    bundle_id = _bundle_id(bundle_kind, triple, target_id) if bundle_kind else ""
     return struct(
         spec = spec,
         name = name,
