@@ -6,8 +6,7 @@ compute_XX, NVIDIA fat binaries; the CUDA installation of the clang
 toolchain (clang.cuda) is read here and in families.bzl only.
 """
 
-load("//rules/private:runtime.bzl", "shared_library")
-load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "no_error", "no_wavefront")
+load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "no_error", "no_wavefront", "shared_library")
 
 # nvcc links cudart_static with these by default; the static runtime calls
 # dlopen, clock_gettime and pthreads.

@@ -1,31 +1,32 @@
 """Device families: what depends on the processor family of a target.
 
 Each resolved target carries one family struct (target.family, set by
-rules/private/targets/targets.bzl from its triple's architecture). Rules and
-actions ask it instead of testing triples:
+rules/private/targets/targets.bzl). Rules, actions and kinds ask it instead
+of testing triples. Fields:
 
-  name:             "amdgcn", "nvptx", "spirv" or "host-cpu".
-  wrong_kind:       the error for a kind that does not offload to this
-                    family; %s is the kinds that do ("hip" or "openmp").
-  wavefront_size:   function(processor) -> int, the default wavefront size
-                    (AMDGPU), else 0.
-  compile_plan:     function(file_type, target, has_ptxas) -> (struct(flags,
-                    image_kind, ext) or None, error): a plan that differs
-                    from the file type's (NVIDIA: PTX or cubins), else None.
-  assembly_image:   the image kind of a prebuilt ".s" image.
-  link_compile:     function(target) -> (flags, extension) of a compile
-                    whose output a whole-program device link takes.
-  linked_ext:       function(target) -> the extension of that link's image.
+  name:              "amdgcn", "nvptx", "spirv" or "host-cpu" (the names
+                     the kinds' families lists use).
+  wrong_kind:        the error for a kind that does not offload to this
+                     family; %s is the kinds that do ("hip" or "openmp").
+  wavefront_size:    function(processor) -> int, the default wavefront size
+                     (AMDGPU), else 0.
+  compile_plan:      function(file_type, target, has_ptxas) -> (struct(flags,
+                     image_kind, ext) or None, error): a compile plan other
+                     than the file type's (NVIDIA: PTX or cubins), else None.
+  assembly_image:    the image kind of a prebuilt ".s" image.
+  link_compile:      function(target) -> (flags, extension) of the compiles
+                     a rule's device link takes.
+  linked_ext:        function(target) -> the extension of that link's image.
   device_link_flags: function(clang, target, rdc) -> list of string or None:
-                    the clang flags of a device link (rdc: of relocatable
-                    device code, as clang-linker-wrapper; else of several
-                    sources' code objects); None when it cannot link here.
-  device_link_files: function(clang) -> list of depset: the SDK files an
-                    rdc device link reads.
+                     the family's flags of a device link (actions/device_link.bzl);
+                     None when it cannot link here.
+  device_link_files: function(clang) -> list of depset: the SDK files a
+                     device link of relocatable code reads.
 
 A processor-less target (a triple, or an entry ID without a target ID) is
 treated by its processor where clang's driver does: it is a host-CPU device
-to compiles and links (-fopenmp-targets=, -shared).
+to compiles and links (-fopenmp-targets=, -shared). A new family is a struct
+here, its triple prefix in _PREFIXES and its name in the kinds that take it.
 """
 
 def _no_wavefront(_processor):

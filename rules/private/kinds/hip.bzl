@@ -5,8 +5,7 @@ fields. AMD GPUs (amdgcn) and SPIR-V for AMD; the ROCm installation of the
 clang toolchain (clang.rocm) is read here and in families.bzl only.
 """
 
-load("//rules/private:runtime.bzl", "shared_library")
-load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any")
+load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "shared_library")
 
 # Flags that turn a HIP device compile's code object into LLVM bitcode.
 _BITCODE_FLAGS = ["-fgpu-rdc", "-fcuda-rdc", "-emit-llvm", "-flto", "-foffload-lto"]
