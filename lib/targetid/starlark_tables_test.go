@@ -5,18 +5,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// The rules' processor tables (rules/private/targets/processors.bzl) are
-// generated from this package's, so the Starlark and Go parsers read the
-// same LLVM 22 tables:
+// The rules' processor and triple tables (rules/private/targets/processors.bzl,
+// triple_tables.bzl) are generated from this package's, so the Starlark and
+// Go parsers read the same LLVM 22 tables:
 //
 //	go generate ./lib/targetid    (runs this test with -update)
 //
-// Without -update the test fails when the checked-in file is stale.
-var starlarkTables = filepath.Join("..", "..", "rules", "private", "targets", "processors.bzl")
+// Without -update the test fails when a checked-in file is stale.
+var starlarkDir = filepath.Join("..", "..", "rules", "private", "targets")
 
 // deviceTriples are the triples the rules compile device code for; their
 // standardized forms (the triple part of a bundle entry ID) go into the
@@ -24,20 +25,72 @@ var starlarkTables = filepath.Join("..", "..", "rules", "private", "targets", "p
 var deviceTriples = []string{"amdgcn-amd-amdhsa", "nvptx64-nvidia-cuda", "spirv64-amd-amdhsa"}
 
 func TestStarlarkTables(t *testing.T) {
-	got := starlarkProcessors(t)
-	if *update {
-		if err := os.WriteFile(starlarkTables, got, 0o644); err != nil {
+	for name, got := range map[string][]byte{
+		"processors.bzl":    starlarkProcessors(t),
+		"triple_tables.bzl": starlarkTripleTables(),
+	} {
+		path := filepath.Join(starlarkDir, name)
+		if *update {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run go generate ./lib/targetid", path)
+		}
 	}
-	want, err := os.ReadFile(starlarkTables)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// starlarkDict writes a dict of a Go map, sorted by key.
+func starlarkDict(b *bytes.Buffer, comment, name string, m map[string]string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale: run go generate ./lib/targetid", starlarkTables)
+	slices.Sort(keys)
+	fmt.Fprintf(b, "\n%s\n%s = {\n", comment, name)
+	for _, k := range keys {
+		fmt.Fprintf(b, "    %q: %q,\n", k, m[k])
 	}
+	b.WriteString("}\n")
+}
+
+// starlarkRules writes a first-match-wins rule list as (match, kind) pairs.
+func starlarkRules(b *bytes.Buffer, comment, name string, rules []prefixRule) {
+	fmt.Fprintf(b, "\n%s\n%s = [\n", comment, name)
+	for _, r := range rules {
+		fmt.Fprintf(b, "    (%q, %q),\n", r.match, r.kind)
+	}
+	b.WriteString("]\n")
+}
+
+func starlarkTripleTables() []byte {
+	var b bytes.Buffer
+	b.WriteString(`"""llvm::Triple's name tables of LLVM 22.1.8, for rules/private/targets/triple.bzl.
+
+Generated from lib/targetid (triple.go, arm.go) by go generate ./lib/targetid;
+do not edit. TestStarlarkTables there fails when this file is stale.
+"""
+`)
+	starlarkDict(&b, "# The exact-match part of parseArch's StringSwitch, versioned spellings included.", "ARCH_NAMES", archNames)
+	fmt.Fprintf(&b, "\n# Triple::LatestDXILSubArch (dxilv1.%d).\nDXIL_LATEST_MINOR = %d\n", dxilLatestMinor, dxilLatestMinor)
+	starlarkDict(&b, "# parseVendor.", "VENDORS", vendorNames)
+	starlarkRules(&b, "# parseOS: every case is StartsWith, first match wins.", "OS_RULES", osRules)
+	starlarkRules(&b, "# parseEnvironment: every case is StartsWith; order matters.", "ENV_RULES", envRules)
+	starlarkRules(&b, "# parseFormat: every case is EndsWith; xcoff before coff.", "FORMAT_RULES", formatRules)
+	b.WriteString("\n# ARMTargetParser.def's ARM_ARCH names in order; ARM::parseArch returns the\n" +
+		"# first that ends with the (synonym-resolved) canonical name.\nARM_ARCHS = [\n")
+	for _, a := range armArchNames {
+		fmt.Fprintf(&b, "    %q,\n", a)
+	}
+	b.WriteString("]\n")
+	starlarkDict(&b, "# ARM::getArchSynonym.", "ARM_SYNONYMS", armSynonyms)
+	return b.Bytes()
 }
 
 func starlarkFeatures(features int) string {
