@@ -46,9 +46,11 @@ def _wavefront(target):
 
 def _sdk_error(clang, target, flags):
     """Targets ROCm has no device libraries for, or no ROCm at all."""
-    rocm = clang.rocm
-    if target.family.name != "amdgcn" or has_any(flags, ["-nogpulib"]):
+    if target.family.name != "amdgcn":
+        return ""  # ROCm's device libraries are AMDGPU bitcode
+    if has_any(flags, ["-nogpulib"]):
         return ""  # freestanding: no device libraries to find
+    rocm = clang.rocm
     if rocm == None:
         return ""  # a toolchain without a declared ROCm: clang decides
     if not rocm.found:
