@@ -1,3 +1,5 @@
+//go:generate go test -run TestStarlarkTables -update .
+
 package targetid
 
 import (

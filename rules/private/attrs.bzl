@@ -1,6 +1,7 @@
 """Attributes shared by the compiling rules."""
 
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
 load(":providers.bzl", "OffloadClangInfo")
 
 def compile_attrs(default_type):
@@ -18,7 +19,7 @@ def compile_attrs(default_type):
         "kind": attr.string(
             doc = "Offload kind: \"hip\", \"cuda\" or \"openmp\".",
             mandatory = True,
-            values = ["hip", "cuda", "openmp"],
+            values = KIND_NAMES,
         ),
         "type": attr.string(
             doc = "What each device image is, in clang-offload-bundler -type terms: \"o\" " +

@@ -50,13 +50,6 @@ IMAGE_TYPES = {
     "hipi": struct(flags = ["-E"], image_kind = "preprocessed", ext = ".hipi"),
 }
 
-# clang's language flag per offload kind.
-LANGUAGE_FLAGS = {
-    "hip": ["-x", "hip"],
-    "cuda": ["-x", "cuda"],
-    "openmp": ["-fopenmp"],
-}
-
 # The host triple clang writes in HIP fat binaries.
 DEFAULT_HOST_TRIPLE = "x86_64-unknown-linux-gnu"
 

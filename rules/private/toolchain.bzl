@@ -1,5 +1,6 @@
 """The two toolchains: the offload tool and the device clang."""
 
+load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
 load(":common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
 load(":providers.bzl", "OffloadClangInfo", "OffloadCudaInfo", "OffloadLlvmInfo", "OffloadRocmInfo", "OffloadToolInfo")
 
@@ -80,8 +81,8 @@ def _offload_clang_toolchain_impl(ctx):
     if ctx.attr.path and not ctx.attr.path.startswith("/"):
         fail("offload_clang_toolchain %s: path %r must be absolute (actions run without PATH)" % (ctx.label, ctx.attr.path))
     for k in ctx.attr.kind_copts:
-        if k not in ("hip", "cuda", "openmp"):
-            fail("offload_clang_toolchain %s: kind_copts key %r is not hip, cuda or openmp" % (ctx.label, k))
+        if k not in KIND_NAMES:
+            fail("offload_clang_toolchain %s: kind_copts key %r is not %s" % (ctx.label, k, ", ".join(KIND_NAMES[:-1]) + " or " + KIND_NAMES[-1]))
     files = ctx.files.data
     transitive = []
     executable = None

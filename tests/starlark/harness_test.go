@@ -28,14 +28,22 @@ var bazelOptions = &syntax.FileOptions{}
 // "//pkg:file.bzl" from the repository root, ":file.bzl" from the loading
 // file's package. Only the builtins the pure files use are predeclared.
 type loader struct {
+	root        string // where //labels resolve; repoRoot if empty
 	mu          sync.Mutex
 	cache       map[string]starlark.StringDict
 	predeclared starlark.StringDict // the builtins the loaded files may use
 }
 
 var bzl = &loader{
-	cache:       map[string]starlark.StringDict{},
-	predeclared: starlark.StringDict{"struct": starlark.NewBuiltin("struct", starlarkstruct.Make)},
+	cache: map[string]starlark.StringDict{},
+	predeclared: starlark.StringDict{
+		"struct": starlark.NewBuiltin("struct", starlarkstruct.Make),
+		// The device families name the SDK files of a device link in
+		// functions these tests do not call.
+		"depset": starlark.NewBuiltin("depset", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return nil, fmt.Errorf("depset is Bazel's; not available here")
+		}),
+	},
 }
 
 func (l *loader) resolve(from, label string) (string, error) {
@@ -59,7 +67,11 @@ func (l *loader) load(rel string) (starlark.StringDict, error) {
 		return g, nil
 	}
 	l.mu.Unlock()
-	src, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(rel)))
+	root := l.root
+	if root == "" {
+		root = repoRoot
+	}
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, err
 	}

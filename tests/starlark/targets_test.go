@@ -10,7 +10,7 @@ import (
 	"go.starlark.net/starlark"
 )
 
-const targetsBzl = "rules/private/targets.bzl"
+const targetsBzl = "rules/private/targets/targets.bzl"
 
 // vectorsPath is written by lib/targetid from clang-offload-bundler-22 and
 // clang-22 answers (go test ./lib/targetid -run TestVectors -update).
@@ -251,7 +251,7 @@ func TestResolveTargetsList(t *testing.T) {
 // The triple port against LLVM's documented normalizations
 // (llvm/unittests/TargetParser/TripleTest.cpp, Normalization).
 func TestNormalizeTriple(t *testing.T) {
-	fn := function(t, "rules/private/triple.bzl", "normalize_triple")
+	fn := function(t, "rules/private/targets/triple.bzl", "normalize_triple")
 	tests := []struct {
 		in   string
 		form int
@@ -275,4 +275,47 @@ func TestNormalizeTriple(t *testing.T) {
 			t.Errorf("normalize_triple(%q, %d) = %q, want %q", tc.in, tc.form, got, tc.want)
 		}
 	}
+}
+
+// The rules build the bundle entry IDs of their device triples from the
+// generated standard triples; the bundler's standardization (parse_entry_id)
+// must give the same ID for every processor, kind and entry kind.
+func TestBundleIDsBuiltAsParsed(t *testing.T) {
+	g, err := bzl.load(targetsBzl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known, _ := g["KNOWN_PROCESSORS"].(*starlark.List)
+	resolve := function(t, targetsBzl, "resolve_target")
+	parse := function(t, targetsBzl, "parse_entry_id")
+	checked := 0
+	for i := 0; i < known.Len(); i++ {
+		proc, _ := starlark.AsString(known.Index(i))
+		for _, spec := range []string{proc, proc + ":xnack+", proc + ":sramecc-:xnack+"} {
+			for _, kind := range []string{"hip", "cuda", "openmp"} {
+				for _, codeObject := range []bool{true, false} {
+					v, msg := result(t, call(t, resolve, spec, kind, codeObject))
+					if msg != "" || field(t, v, "bundle_id") == "" {
+						continue
+					}
+					raw := field(t, v, "bundle_kind") + "-" + field(t, v, "triple") + "-" + field(t, v, "target_id")
+					if strings.Count(field(t, v, "triple"), "-") == 2 {
+						raw = field(t, v, "bundle_kind") + "-" + field(t, v, "triple") + "--" + field(t, v, "target_id")
+					}
+					e, msg := result(t, call(t, parse, raw))
+					if msg != "" {
+						t.Fatalf("parse_entry_id(%q): %s", raw, msg)
+					}
+					if got, want := field(t, v, "bundle_id"), field(t, e, "id"); got != want {
+						t.Errorf("resolve_target(%q, %q, %v): bundle ID %q, the bundler's standard form %q", spec, kind, codeObject, got, want)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 300 {
+		t.Errorf("checked only %d bundle IDs", checked)
+	}
+	t.Logf("%d bundle IDs built as the bundler standardizes them", checked)
 }

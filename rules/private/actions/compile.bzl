@@ -1,67 +1,24 @@
-"""Device compile and device link actions: one per (source, target), one per target."""
+"""The device compile action, one per (source, target), and the flags it shares with the host compile."""
 
-load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "LANGUAGE_FLAGS", "MNEMONICS", "SUPPORTS_PATH_MAPPING", "stable_id", "toolchain_kwargs")
+load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "MNEMONICS", "SUPPORTS_PATH_MAPPING", "stable_id", "toolchain_kwargs")
 
 def target_flags(target, kind):
     """The clang flags that select one offload target for a device-only compile.
 
     Args:
       target: a struct from targets.resolve_target.
-      kind: "hip", "cuda" or "openmp".
+      kind: the offload kind's struct (kinds/registry.bzl).
 
     Returns:
       list of string.
     """
-    flags = list(LANGUAGE_FLAGS[kind])
+    flags = list(kind.language_flags)
     if target.processor:
         flags.append("--offload-arch=" + (target.target_id or target.processor))
     else:
         flags.append("-fopenmp-targets=" + target.triple)
     flags.append("--offload-device-only")
-    if kind == "hip":
-        flags.append("--no-gpu-bundle-output")
-    return flags
-
-def wavefront_size(processor):
-    """The default wavefront size of an AMDGPU processor: 32 from gfx10 on, else 64.
-
-    Old HIP headers (ROCm before 6) take warpSize from __AMDGCN_WAVEFRONT_SIZE,
-    which clang 22 no longer predefines; the toolchain defines it per target.
-
-    Args:
-      processor: "gfx906", "gfx1030", ...
-
-    Returns:
-      int.
-    """
-    digits = processor[len("gfx"):]
-    if len(digits) >= 4 and digits[:2] in ("10", "11", "12"):
-        return 32  # gfx1010 ... gfx1201, and gfx10-1-generic ... gfx12-generic
-    return 64
-
-def hip_bitcode_flags(clang, copts):
-    """Links ROCm 5's hip.bc into a HIP device compile, as the clang of ROCm 5 did.
-
-    ROCm 5's HIP headers implement __syncthreads, __threadfence and friends
-    with functions of hip.bc (__atomic_work_item_fence); clang 22 does not
-    link that library by itself, so such kernels fail to link
-    ("undefined hidden symbol: __atomic_work_item_fence"). A ROCm without
-    hip.bc gets no flag. -nogpulib opts out, as for the other device
-    libraries.
-
-    Args:
-      clang: OffloadClangInfo.
-      copts: the rule's copts.
-
-    Returns:
-      list of string: the -Xclang flags, or none.
-    """
-    rocm = clang.rocm
-    if not rocm or not rocm.found or not rocm.hip_bitcode:
-        return []
-    if "-nogpulib" in clang.copts + clang.kind_copts.get("hip", []) + copts:
-        return []
-    return ["-Xclang", "-mlink-builtin-bitcode", "-Xclang", rocm.hip_bitcode.path]
+    return flags + kind.device_only_flags
 
 def source_cuid(ctx, src):
     """The default compilation unit ID of a source: the same on every machine.
@@ -88,7 +45,7 @@ def add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes
     Args:
       args: the action's Args.
       clang: OffloadClangInfo.
-      kind: "hip", "cuda" or "openmp".
+      kind: the offload kind's struct.
       wavefront: the __AMDGCN_WAVEFRONT_SIZE to define (old HIP headers), or 0.
       src: File, the source.
       copts: list of string, after everything else.
@@ -104,12 +61,12 @@ def add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes
     # Debug info and __FILE__ must not name the execroot or sandbox.
     args.add("-fdebug-compilation-dir=.")
     args.add_all(clang.copts)
-    args.add_all(clang.kind_copts.get(kind, []))
+    args.add_all(clang.kind_copts.get(kind.name, []))
     if wavefront and clang.hip_wavefront_define:
         args.add("-D__AMDGCN_WAVEFRONT_SIZE=%d" % wavefront)
     transitive = [clang.files]
-    if kind in clang.kind_files:
-        transitive.append(clang.kind_files[kind])
+    if kind.name in clang.kind_files:
+        transitive.append(clang.kind_files[kind.name])
     mapping = dict(SUPPORTS_PATH_MAPPING)
     if compilation_context:
         # Include directories arrive as strings that path mapping cannot
@@ -149,7 +106,7 @@ def device_compile_command(
       src: File, the source.
       target: struct from targets.resolve_target.
       out: File to write.
-      kind: "hip", "cuda" or "openmp".
+      kind: the offload kind's struct.
       emit_flags: what to produce (["-c"], ["-S"], ["-c", "-emit-llvm"], ...).
       copts: the rule's flags, after the toolchain's.
       defines: list of "NAME=VALUE" for -D.
@@ -165,15 +122,10 @@ def device_compile_command(
     args = ctx.actions.args()
     args.add_all(target_flags(target, kind))
     args.add_all(emit_flags)
-    if kind in ("hip", "cuda"):
+    if kind.cuid:
         args.add("-cuid=" + (cuid or source_cuid(ctx, src)))
-    if clang.ptxas and kind == "cuda" and "-c" in emit_flags and "-emit-llvm" not in emit_flags:
-        args.add("--ptxas-path=" + clang.ptxas)  # a cubin: clang runs ptxas
-    wavefront = 0
-    if kind == "hip" and target.triple.startswith("amdgcn"):
-        wavefront = wavefront_size(target.processor)
-        args.add_all(hip_bitcode_flags(clang, copts))
-    inputs, mapping = add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes, compilation_context, hdrs)
+    kind.add_device_flags(args, clang, target, emit_flags, copts)
+    inputs, mapping = add_source_flags(args, clang, kind, kind.wavefront(target), src, copts, defines, includes, compilation_context, hdrs)
     args.add("-o", out)
     args.add(src)
     return struct(args = args, inputs = inputs, outputs = [out], mapping = mapping, what = "%s for %s" % (src.short_path, target.name))
@@ -198,57 +150,4 @@ def emit_device_compile(ctx, clang, src, target, out, kind, emit_flags, **kwargs
       The output File.
     """
     run_command(ctx, clang, device_compile_command(ctx, clang, src, target, out, kind, emit_flags, **kwargs), MNEMONICS.compile, "Compiling")
-    return out
-
-def link_flags(target):
-    """clang flags that link one target's device code into a loadable image.
-
-    AMDGPU: a code object (lld -shared for the processor and its features).
-    OpenMP host-CPU devices: an ELF shared object, which the runtime's CPU
-    plugin loads with dlopen.
-    NVIDIA would need nvlink: not supported.
-
-    Args:
-      target: struct from targets.resolve_target.
-
-    Returns:
-      list of string, or None when the target cannot be linked here.
-    """
-    if target.triple.startswith("amdgcn") or target.triple.startswith("spirv"):
-        return ["--target=" + target.triple, "-mcpu=" + target.target_id, "-nostdlib"]
-    if not target.processor:
-        return ["--target=" + target.triple, "-shared"]
-    return None
-
-def emit_device_link(ctx, clang, objects, target, out):
-    """Links one target's device code (several sources) into one image.
-
-    Args:
-      ctx: the rule context.
-      clang: OffloadClangInfo.
-      objects: list of File, one per source, all for target.
-      target: struct from targets.resolve_target.
-      out: File, the code object to write.
-
-    Returns:
-      The output File.
-    """
-    flags = link_flags(target)
-    if flags == None:
-        fail("%s: device linking for %s needs NVIDIA's nvlink, which these rules do not run" % (ctx.label, target.name))
-    args = ctx.actions.args()
-    args.add_all(flags)
-    args.add_all(clang.link_flags)
-    args.add("-o", out)
-    args.add_all(objects)
-    ctx.actions.run(
-        executable = clang.executable or clang.path,
-        arguments = [args],
-        inputs = depset(objects, transitive = [clang.files]),
-        outputs = [out],
-        mnemonic = MNEMONICS.device_link,
-        progress_message = "Linking device code for %s (%s)" % (target.name, ctx.label),
-        execution_requirements = SUPPORTS_PATH_MAPPING,
-        **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
-    )
     return out

@@ -1,39 +1,7 @@
 """The host half of a HIP, CUDA or OpenMP source: one compile per source."""
 
-load("//rules/private:common.bzl", "LANGUAGE_FLAGS", "MNEMONICS")
+load("//rules/private:common.bzl", "MNEMONICS")
 load(":compile.bzl", "add_source_flags", "run_command")
-
-# The wavefront size the host half sees: clang 21 and older predefined 64 on
-# the host, and ROCm 5's headers read the macro there too (warpSize).
-_HOST_WAVEFRONT_SIZE = 64
-
-def offload_archs(targets):
-    """--offload-arch values for a host compile, as the single-command build passes them.
-
-    Args:
-      targets: resolved targets.
-
-    Returns:
-      list of string, without duplicates (sm_90 and compute_90 give one).
-    """
-    archs = []
-    for t in targets:
-        arch = t.target_id or t.processor
-        if arch and arch not in archs:
-            archs.append(arch)
-    return archs
-
-def _offload_flags(kind, targets, cuid):
-    """The flags that make a compile the host half of an offload compile."""
-    if kind == "openmp":
-        triples = []
-        for t in targets:
-            if t.triple not in triples:
-                triples.append(t.triple)
-        return ["-fopenmp", "-fopenmp-targets=" + ",".join(triples), "--offload-host-only", "-c"]
-    flags = list(LANGUAGE_FLAGS[kind])
-    flags += ["--offload-arch=" + a for a in offload_archs(targets)]
-    return flags + ["--offload-host-only", "-c", "-cuid=" + cuid]
 
 def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid, source_kwargs):
     """The command that compiles the host half of one source.
@@ -55,7 +23,7 @@ def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid,
       ctx: the rule context.
       clang: OffloadClangInfo.
       src: File, the source.
-      kind: "hip", "cuda" or "openmp".
+      kind: the offload kind's struct (kinds/registry.bzl).
       targets: resolved targets (their --offload-arch flags, or their
         triples for -fopenmp-targets).
       device_code: how the device half reaches the program: a File, the
@@ -71,7 +39,7 @@ def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid,
       struct(args, inputs, outputs, mapping, what) for run_command.
     """
     args = ctx.actions.args()
-    args.add_all(_offload_flags(kind, [] if device_code == "separate" else targets, cuid))
+    args.add_all(kind.host_flags([] if device_code == "separate" else targets, cuid))
 
     # Host objects may go into shared libraries (cc_test links dynamically).
     args.add("-fPIC")
@@ -79,7 +47,7 @@ def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid,
         args,
         clang,
         kind,
-        _HOST_WAVEFRONT_SIZE if kind == "hip" else 0,
+        kind.host_wavefront,
         src,
         **source_kwargs
     )

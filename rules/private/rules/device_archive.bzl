@@ -5,9 +5,9 @@ load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:common.bzl", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:providers.bzl", "OffloadBundleInfo", "OffloadDeviceArchiveInfo")
-load("//rules/private:targets.bzl", "resolve_targets", "target_dir")
 load("//rules/private:toolchain.bzl", "find_offload_tool")
 load("//rules/private/actions:archive.bzl", "emit_unbundle_archive")
+load("//rules/private/targets:targets.bzl", "resolve_targets", "target_dir")
 
 def _members(ctx):
     """Member files; bundles not named .o get an .o alias (archivers want objects)."""

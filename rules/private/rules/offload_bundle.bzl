@@ -2,12 +2,13 @@
 
 load("//rules/private:attrs.bzl", "compile_attrs")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "OFFLOAD_TOOLCHAIN_TYPE")
-load("//rules/private:images.bzl", "compile_images", "compile_kwargs", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
+load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
 load("//rules/private:providers.bzl", "OffloadBundleInfo")
-load("//rules/private:targets.bzl", "conflicting_targets", "entry_id_error", "parse_entry_id")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
-load("//rules/private:triple.bzl", "normalize_triple")
 load("//rules/private/actions:bundle.bzl", "emit_bundle")
+load("//rules/private/kinds:registry.bzl", "KINDS")
+load("//rules/private/targets:targets.bzl", "conflicting_targets", "entry_id_error", "parse_entry_id")
+load("//rules/private/targets:triple.bzl", "normalize_triple")
 
 # Text bundle types hold one source per target; so do bitcode bundles.
 _ONE_SOURCE_TYPES = ["bc", "ll", "s", "i", "ii", "cui", "hipi"]
@@ -52,16 +53,16 @@ def _bundle_id(image):
     return image.bundle_id
 
 def _offload_bundle_impl(ctx):
-    kind = ctx.attr.kind
-    if kind == "cuda":
-        fail("%s: clang-offload-bundler has no \"cuda\" offload kind; use offload_package for CUDA" % ctx.label)
+    kind = KINDS[ctx.attr.kind]
+    if kind.bundle_error:
+        fail("%s: %s" % (ctx.label, kind.bundle_error))
     file_type = ctx.attr.type
-    code_object = kind == "hip" and file_type == "o"
+    code_object = kind.code_objects and file_type == "o"
     srcs = ctx.files.srcs
     if not srcs and not ctx.attr.images:
         fail("%s: give srcs to compile, or prebuilt images" % ctx.label)
-    if len(srcs) > 1 and (file_type in _ONE_SOURCE_TYPES or kind != "hip"):
-        fail("%s: a %s bundle of type %r holds one source per target; got %d sources" % (ctx.label, kind, file_type, len(srcs)))
+    if len(srcs) > 1 and (file_type in _ONE_SOURCE_TYPES or not kind.links_sources):
+        fail("%s: a %s bundle of type %r holds one source per target; got %d sources" % (ctx.label, kind.name, file_type, len(srcs)))
 
     images = []
     targets = []
@@ -75,7 +76,7 @@ def _offload_bundle_impl(ctx):
             file_type,
             targets,
             srcs,
-            link = "auto" if kind == "hip" else "never",
+            link = "auto" if kind.links_sources else "never",
             compile_kwargs = compile_kwargs(ctx),
         )
     prebuilt, prebuilt_targets = prebuilt_images(ctx, kind, code_object, ctx.attr.images)
@@ -104,7 +105,7 @@ def _offload_bundle_impl(ctx):
         OffloadBundleInfo(
             bundle = out,
             type = file_type,
-            offload_kind = kind,
+            offload_kind = kind.name,
             host_bundle_id = host_id,
             host = ctx.file.host,
             images = images,
@@ -118,7 +119,7 @@ def _extension(kind, file_type, host):
     if file_type == "o":
         if host:
             return ".o"
-        return ".hipfb" if kind == "hip" else ".bundle"
+        return kind.bundle_ext
     return "." + file_type
 
 _ATTRS = compile_attrs("o")

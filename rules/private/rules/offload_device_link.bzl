@@ -7,13 +7,12 @@ load("//rules/private:cc.bzl", "cc_setup", "merge", "outputs_linking_context")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:compilation_mode.bzl", "mode_copts")
 load("//rules/private:providers.bzl", "OffloadClangInfo", "OffloadImageInfo", "OffloadRdcInfo")
-load("//rules/private:targets.bzl", "resolve_targets")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
-load("//rules/private/actions:bundle.bzl", "emit_hip_fatbin")
-load("//rules/private/actions:fatbinary.bzl", "emit_fatbinary")
-load("//rules/private/actions:package.bzl", "emit_package")
-load("//rules/private/actions:rdc_link.bzl", "emit_rdc_link")
+load("//rules/private/actions:containers.bzl", "CONTAINERS")
+load("//rules/private/actions:device_link.bzl", "emit_device_link")
 load("//rules/private/actions:wrap.bzl", "emit_wrap")
+load("//rules/private/kinds:registry.bzl", "KINDS")
+load("//rules/private/targets:targets.bzl", "resolve_targets")
 
 def _rdc_info(ctx):
     """The one OffloadRdcInfo all deps agree on."""
@@ -31,7 +30,7 @@ def _rdc_info(ctx):
                 ", ".join(i.targets),
             ))
     objects = {t: depset(transitive = [i.objects[t] for i in infos], order = "topological") for t in first.targets}
-    return first.kind, first.targets, objects
+    return KINDS[first.kind], first.targets, objects
 
 def _image(file, target, kind):
     return OffloadImageInfo(
@@ -41,46 +40,30 @@ def _image(file, target, kind):
         processor = target.processor,
         triple = target.triple,
         bundle_id = target.bundle_id,
-        image_kind = "cubin" if kind == "cuda" else "object",
-        offload_kind = kind,
+        image_kind = kind.linked_image_kind,
+        offload_kind = kind.name,
         producer = "link",
     )
 
 def _container(ctx, tool, kind, images, prefix):
     """The linked images in what the runtime loads: a HIP or NVIDIA fat binary, an OffloadBinary."""
-    if kind == "hip":
-        out = ctx.actions.declare_file(prefix + ctx.label.name + ".hipfb")
-        return emit_hip_fatbin(ctx, tool, images, out)
-    if kind == "openmp":
-        out = ctx.actions.declare_file(prefix + ctx.label.name + ".offloadbin")
-        return emit_package(ctx, tool, images, out)
-    out = ctx.actions.declare_file(prefix + ctx.label.name + ".fatbin")
-    return emit_fatbinary(ctx, tool, images, out)
-
-def _entry_layout(clang, kind):
-    """The offload entry layout of the program's host objects, by the compiler's release.
-
-    OpenMP host objects from LLVM before 20 have the legacy entries (section
-    omp_offloading_entries) that libomptarget of their release reads.
-    """
-    major = clang.version.split(".")[0]
-    if kind == "openmp" and major.isdigit() and int(major) < 20:
-        return "legacy"
-    return ""
+    container = CONTAINERS[kind.device_link_container]
+    out = ctx.actions.declare_file(prefix + ctx.label.name + container.ext)
+    return container.emit(ctx, tool, images, out)
 
 def _offload_device_link_impl(ctx):
     kind, names, objects = _rdc_info(ctx)
     clang = find_clang(ctx)
 
     # The new driver's fat binary entries are "hip-", not "hipv4-".
-    targets, err = resolve_targets(names, kind, False)
+    targets, err = resolve_targets(names, kind.name, False)
     if err:
         fail("%s: %s" % (ctx.label, err))
     prefix = "_offload/%s/" % ctx.label.name
     images = []
     for t in targets:
         out = ctx.actions.declare_file("%s%s/%s.img" % (prefix, t.dir, ctx.label.name))
-        emit_rdc_link(ctx, clang, t, objects[t.name], mode_copts(ctx), out)
+        emit_device_link(ctx, clang, t, objects[t.name], out, rdc = True, mode_flags = mode_copts(ctx))
         images.append(_image(out, t, kind))
 
     tool = find_offload_tool(ctx)
@@ -89,7 +72,7 @@ def _offload_device_link_impl(ctx):
     # Registration: the container and every offload entry of the program's
     # host objects, as clang-linker-wrapper writes it.
     wrapper = ctx.actions.declare_file(prefix + ctx.label.name + ".wrapper.c")
-    emit_wrap(ctx, tool, kind, [fatbin], wrapper, entries = _entry_layout(clang, kind))
+    emit_wrap(ctx, tool, kind.name, [fatbin], wrapper, entries = kind.entry_layout(clang.version))
     cc = cc_setup(ctx)
     compilation_context, outputs = cc_common.compile(
         name = ctx.label.name,

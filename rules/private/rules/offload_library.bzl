@@ -5,16 +5,15 @@ load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:attrs.bzl", "compile_attrs")
 load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context", "public_compilation_context")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE")
-load("//rules/private:images.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
+load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
 load("//rules/private:providers.bzl", "OffloadRdcInfo")
-load("//rules/private:runtime.bzl", "runtime_library")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
-load("//rules/private/actions:bundle.bzl", "emit_hip_fatbin")
 load("//rules/private/actions:compile.bzl", "device_compile_command", "run_command", "source_cuid")
-load("//rules/private/actions:fatbinary.bzl", "emit_fatbinary")
+load("//rules/private/actions:containers.bzl", "CONTAINERS")
 load("//rules/private/actions:hip_fatbin_object.bzl", "emit_hip_fatbin_object")
 load("//rules/private/actions:host_compile.bzl", "emit_host_compile", "host_compile_command")
 load("//rules/private/actions:openmp_compile.bzl", "emit_openmp_compile")
+load("//rules/private/kinds:registry.bzl", "KINDS", "KIND_NAMES")
 
 def _check_copts(ctx):
     for flag in ctx.attr.copts:
@@ -25,12 +24,10 @@ def _check_copts(ctx):
             fail("%s: copts: %s: list offload targets in targets (or --@rules_offload//rules:targets)" % (ctx.label, flag))
 
 def _gpubinary(ctx, kind, images, stem):
-    """One source's device images in the container its host half embeds."""
-    if kind == "hip":
-        out = ctx.actions.declare_file("_offload/%s/%s.hipfb" % (ctx.label.name, stem))
-        return emit_hip_fatbin(ctx, find_offload_tool(ctx), images, out)
-    out = ctx.actions.declare_file("_offload/%s/%s.fatbin" % (ctx.label.name, stem))
-    return emit_fatbinary(ctx, find_offload_tool(ctx), images, out)
+    """One source's device images in the container its host half embeds or refers to."""
+    container = CONTAINERS[kind.fat_binary]
+    out = ctx.actions.declare_file("_offload/%s/%s%s" % (ctx.label.name, stem, container.ext))
+    return container.emit(ctx, find_offload_tool(ctx), images, out)
 
 def _hip_fatbin_object(ctx, clang, fatbin, cuid, stem):
     """The object that holds a source's HIP fat binary for its host object."""
@@ -38,29 +35,11 @@ def _hip_fatbin_object(ctx, clang, fatbin, cuid, stem):
     triple = clang.host_triple or DEFAULT_HOST_TRIPLE
     return emit_hip_fatbin_object(ctx, find_offload_tool(ctx), fatbin, cuid, triple, out)
 
-def _rdc_plan(ctx, kind, target):
-    """How to compile relocatable device code for one target: (flags, extension, image kind)."""
-    if kind == "openmp":
-        if target.processor:
-            fail("%s: target %r: OpenMP libraries offload to host-CPU devices (x86_64-pc-linux-gnu); " % (ctx.label, target.name) +
-                 "a GPU's device link needs LLVM's OpenMP device runtime, which these rules do not link yet")
-
-        # The host-CPU device links a shared object that the runtime's
-        # plugin loads with dlopen.
-        return ["-c", "-fPIC"], ".pic.o", "object"
-    if target.ptx:
-        fail("%s: target %r: relocatable device code is linked by nvlink, which takes cubins, " % (ctx.label, target.name) +
-             "not PTX; use sm_%s, or rdc = False" % target.processor[len("sm_"):])
-
-    # ".o", not ".bc": clang compiles a .bc input again (device libraries
-    # and all) instead of handing it to the LTO link.
-    return ["-c", "-fgpu-rdc", "--offload-new-driver"], ".rdc.o", ("bitcode" if kind == "hip" else "cubin")
-
 def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     """Relocatable device objects per (target, source), and the provider that carries them.
 
-    For OpenMP, also the device compile commands per source path, not yet
-    run (they run with the host half).
+    For kinds whose device compiles run with the host half (OpenMP), also
+    the device compile commands per source path, not yet run.
 
     These are the device compiles of clang's new offload driver with
     -fgpu-rdc: LLVM bitcode for AMDGPU, relocatable cubins (ptxas -c) for
@@ -74,17 +53,19 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     # run in one action with it (emit_openmp_compile says why).
     openmp_commands = {}
     for t in targets:
-        flags, ext, image_kind = _rdc_plan(ctx, kind, t)
+        plan, err = kind.rdc_plan(t)
+        if err:
+            fail("%s: %s" % (ctx.label, err))
         mine = []
         for src, stem in zip(srcs, stems):
-            out = ctx.actions.declare_file("_offload/%s/%s/%s%s" % (ctx.label.name, t.dir, stem, ext))
-            command = device_compile_command(ctx, clang, src, t, out, kind, flags, **kwargs)
-            if kind == "openmp":
+            out = ctx.actions.declare_file("_offload/%s/%s/%s%s" % (ctx.label.name, t.dir, stem, plan.ext))
+            command = device_compile_command(ctx, clang, src, t, out, kind, plan.flags, **kwargs)
+            if kind.device_with_host:
                 openmp_commands.setdefault(src.path, []).append(command)
             else:
                 run_command(ctx, clang, command, MNEMONICS.compile, "Compiling")
             mine.append(out)
-            images.append(struct(file = out, image_kind = image_kind, target = t.name))
+            images.append(struct(file = out, image_kind = plan.image_kind, target = t.name))
         objects[t.name] = mine
     names = sorted([t.name for t in targets])
     transitive = {n: [] for n in names}
@@ -92,19 +73,19 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
         if OffloadRdcInfo not in dep:
             continue
         info = dep[OffloadRdcInfo]
-        if info.kind != kind or info.targets != names:
+        if info.kind != kind.name or info.targets != names:
             fail("%s: relocatable device code of %s (%s for %s) cannot link with this library's (%s for %s): " % (
                 ctx.label,
                 dep.label,
                 info.kind,
                 ", ".join(info.targets),
-                kind,
+                kind.name,
                 ", ".join(names),
             ) + "libraries of one device link need the same kind and targets")
         for n in names:
             transitive[n].append(info.objects[n])
     info = OffloadRdcInfo(
-        kind = kind,
+        kind = kind.name,
         targets = names,
         # A library's objects before its deps', as in a host link: clang's
         # device link of the same objects in that order makes the same image.
@@ -113,13 +94,15 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     return images, info, openmp_commands
 
 def _offload_library_impl(ctx):
-    kind = ctx.attr.kind
+    kind = KINDS[ctx.attr.kind]
     _check_copts(ctx)
     clang = find_clang(ctx)
     targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, True)
-    runtime, err = runtime_library(clang, kind, ctx.attr.runtime)
-    if err:
-        fail("%s: %s" % (ctx.label, err))
+    runtime = None
+    if ctx.attr.runtime != "none":
+        runtime, err = kind.runtime(clang, ctx.attr.runtime)
+        if err:
+            fail("%s: %s" % (ctx.label, err))
     srcs = ctx.files.srcs
     kwargs = compile_kwargs(ctx)
     source_kwargs = {k: v for k, v in kwargs.items() if k != "cuid"}
@@ -130,7 +113,7 @@ def _offload_library_impl(ctx):
 
     # OpenMP device code is always linked per program, as clang's driver
     # links it at the program's link.
-    rdc = ctx.attr.rdc or kind == "openmp"
+    rdc = ctx.attr.rdc or kind.always_rdc
     if rdc:
         # Device half: relocatable device objects, linked once per binary.
         images, rdc_info, openmp_commands = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
@@ -151,16 +134,16 @@ def _offload_library_impl(ctx):
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
         cuid = ctx.attr.cuid or source_cuid(ctx, src)
         device_code = None
-        if rdc and kind != "openmp":
+        if rdc and not kind.device_with_host:
             device_code = "rdc"
         elif not rdc:
             mine = [images[t * len(srcs) + i] for t in range(len(targets))]
             device_code = _gpubinary(ctx, kind, mine, stem)
         fatbin_object = None
-        if kind == "hip" and not rdc:
+        if kind.fat_binary_object and not rdc:
             fatbin_object = _hip_fatbin_object(ctx, clang, device_code, cuid, stem)
             device_code = "separate"
-        if kind == "openmp":
+        if kind.device_with_host:
             host = host_compile_command(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
             emit_openmp_compile(ctx, clang, src, openmp_commands[src.path] + [host])
         else:
@@ -194,7 +177,7 @@ _ATTRS.update({
     "kind": attr.string(
         doc = "Offload kind: \"hip\", \"cuda\" or \"openmp\" (host-CPU devices; always relocatable).",
         mandatory = True,
-        values = ["hip", "cuda", "openmp"],
+        values = KIND_NAMES,
     ),
     "runtime": attr.string(
         doc = "The offload runtime to link: \"\" (HIP: libamdhip64.so; CUDA: libcudart_static.a " +

@@ -2,15 +2,16 @@
 
 load("//rules/private:attrs.bzl", "compile_attrs")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
-load("//rules/private:images.bzl", "compile_images", "compile_kwargs", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
+load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
 load("//rules/private:providers.bzl", "OffloadPackageInfo")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:package.bzl", "emit_embed", "emit_package")
+load("//rules/private/kinds:registry.bzl", "KINDS")
 
 def _offload_package_impl(ctx):
-    kind = ctx.attr.kind
+    kind = KINDS[ctx.attr.kind]
     file_type = ctx.attr.type
-    code_object = kind == "hip" and file_type == "o"
+    code_object = kind.code_objects and file_type == "o"
     srcs = ctx.files.srcs
     if not srcs and not ctx.attr.images:
         fail("%s: give srcs to compile, or prebuilt images" % ctx.label)
@@ -42,7 +43,7 @@ def _offload_package_impl(ctx):
         files.append(embedded)
     return [
         DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files)),
-        OffloadPackageInfo(package = out, offload_kind = kind, images = images, embedded = embedded),
+        OffloadPackageInfo(package = out, offload_kind = kind.name, images = images, embedded = embedded),
         OutputGroupInfo(
             package = depset([out]),
             embedded = depset([embedded] if embedded else []),

@@ -1,7 +1,7 @@
 """Processor tables of LLVM 22.1.8, the data behind target validation.
 
-The same tables live in lib/targetid (processors.go); tests/starlark checks
-that both agree. They change every LLVM release: keep one per version.
+Generated from lib/targetid (processors.go) by go generate ./lib/targetid;
+do not edit. TestStarlarkTables there fails when this file is stale.
 """
 
 # clang::OffloadArch names (clang/lib/Basic/OffloadArch.cpp), in table order.
@@ -101,9 +101,6 @@ OFFLOAD_ARCHS = [
     "generic",
 ]
 
-_X = ["xnack"]
-_SX = ["sramecc", "xnack"]
-
 # AMDGCNGPUs of llvm/lib/TargetParser/TargetParser.cpp: name -> (canonical
 # name, target-ID features the processor supports). Alternative names such as
 # "tahiti" are valid for clang::parseTargetID but not OffloadArch names.
@@ -127,8 +124,8 @@ AMDGCN_GPUS = {
     "gfx704": ("gfx704", []),
     "bonaire": ("gfx704", []),
     "gfx705": ("gfx705", []),
-    "gfx801": ("gfx801", _X),
-    "carrizo": ("gfx801", _X),
+    "gfx801": ("gfx801", ["xnack"]),
+    "carrizo": ("gfx801", ["xnack"]),
     "gfx802": ("gfx802", []),
     "iceland": ("gfx802", []),
     "tonga": ("gfx802", []),
@@ -138,22 +135,22 @@ AMDGCN_GPUS = {
     "polaris11": ("gfx803", []),
     "gfx805": ("gfx805", []),
     "tongapro": ("gfx805", []),
-    "gfx810": ("gfx810", _X),
-    "stoney": ("gfx810", _X),
-    "gfx900": ("gfx900", _X),
-    "gfx902": ("gfx902", _X),
-    "gfx904": ("gfx904", _X),
-    "gfx906": ("gfx906", _SX),
-    "gfx908": ("gfx908", _SX),
-    "gfx909": ("gfx909", _X),
-    "gfx90a": ("gfx90a", _SX),
-    "gfx90c": ("gfx90c", _X),
-    "gfx942": ("gfx942", _SX),
-    "gfx950": ("gfx950", _SX),
-    "gfx1010": ("gfx1010", _X),
-    "gfx1011": ("gfx1011", _X),
-    "gfx1012": ("gfx1012", _X),
-    "gfx1013": ("gfx1013", _X),
+    "gfx810": ("gfx810", ["xnack"]),
+    "stoney": ("gfx810", ["xnack"]),
+    "gfx900": ("gfx900", ["xnack"]),
+    "gfx902": ("gfx902", ["xnack"]),
+    "gfx904": ("gfx904", ["xnack"]),
+    "gfx906": ("gfx906", ["sramecc", "xnack"]),
+    "gfx908": ("gfx908", ["sramecc", "xnack"]),
+    "gfx909": ("gfx909", ["xnack"]),
+    "gfx90a": ("gfx90a", ["sramecc", "xnack"]),
+    "gfx90c": ("gfx90c", ["xnack"]),
+    "gfx942": ("gfx942", ["sramecc", "xnack"]),
+    "gfx950": ("gfx950", ["sramecc", "xnack"]),
+    "gfx1010": ("gfx1010", ["xnack"]),
+    "gfx1011": ("gfx1011", ["xnack"]),
+    "gfx1012": ("gfx1012", ["xnack"]),
+    "gfx1013": ("gfx1013", ["xnack"]),
     "gfx1030": ("gfx1030", []),
     "gfx1031": ("gfx1031", []),
     "gfx1032": ("gfx1032", []),
@@ -173,12 +170,12 @@ AMDGCN_GPUS = {
     "gfx1201": ("gfx1201", []),
     "gfx1250": ("gfx1250", []),
     "gfx1251": ("gfx1251", []),
-    "gfx9-generic": ("gfx9-generic", _X),
-    "gfx10-1-generic": ("gfx10-1-generic", _X),
+    "gfx9-generic": ("gfx9-generic", ["xnack"]),
+    "gfx10-1-generic": ("gfx10-1-generic", ["xnack"]),
     "gfx10-3-generic": ("gfx10-3-generic", []),
     "gfx11-generic": ("gfx11-generic", []),
     "gfx12-generic": ("gfx12-generic", []),
-    "gfx9-4-generic": ("gfx9-4-generic", _SX),
+    "gfx9-4-generic": ("gfx9-4-generic", ["sramecc", "xnack"]),
 }
 
 # R600GPUs of TargetParser.cpp; none has target-ID features.
@@ -209,4 +206,13 @@ R600_GPUS = {
     "aruba": "cayman",
     "cayman": "cayman",
     "turks": "turks",
+}
+
+# The device triples of the rules, standardized as in a bundle entry ID
+# (OffloadTargetInfo::str: amdhsa drops the environment, others have four
+# components).
+STANDARD_TRIPLES = {
+    "amdgcn-amd-amdhsa": "amdgcn-amd-amdhsa-",
+    "nvptx64-nvidia-cuda": "nvptx64-nvidia-cuda-unknown",
+    "spirv64-amd-amdhsa": "spirv64-amd-amdhsa-",
 }

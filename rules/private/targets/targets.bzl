@@ -6,7 +6,9 @@ sides. The rules follow clang-offload-bundler 22.1.8 and clang's TargetID.cpp,
 as lib/targetid does; tests/starlark checks that the two agree.
 """
 
-load(":processors.bzl", "AMDGCN_GPUS", "OFFLOAD_ARCHS", "R600_GPUS")
+load("//rules/private/kinds:families.bzl", "AMDGCN", "HOST_CPU", "NVPTX", "SPIRV", "family_of")
+load("//rules/private/kinds:registry.bzl", "KINDS", "KIND_NAMES", "kinds_for_family", "kinds_for_ptx")
+load(":processors.bzl", "AMDGCN_GPUS", "OFFLOAD_ARCHS", "R600_GPUS", "STANDARD_TRIPLES")
 load(":triple.bzl", "normalize_triple", "parse_arch", "parse_os")
 
 # Every OffloadArch name, sorted: what error messages list.
@@ -16,9 +18,6 @@ _OFFLOAD_ARCH_SET = {a: True for a in OFFLOAD_ARCHS}
 
 # Offload kinds a bundle entry ID may carry.
 BUNDLE_KINDS = ["host", "openmp", "hip", "hipv4"]
-
-# Offload kinds the rules compile for.
-OFFLOAD_KINDS = ["hip", "cuda", "openmp"]
 
 # Device triples clang uses for each processor family.
 _AMDGCN_TRIPLE = "amdgcn-amd-amdhsa"
@@ -214,16 +213,27 @@ def target_dir(name):
     """A file-name-safe form of a target name: ':' becomes '_'."""
     return name.replace(":", "_")
 
-def _target(spec, name, kind, processor, target_id, features, triple, bundle_kind, ptx):
-    bundle_id = ""
-    if bundle_kind:
-        e, _ = parse_entry_id("%s-%s-%s" % (bundle_kind, triple if triple.count("-") == 3 else triple + "-", target_id))
-        bundle_id = e.id
+def _bundle_id(bundle_kind, triple, target_id):
+    """The standardized bundle entry ID of a resolved target.
+
+    Built from the generated STANDARD_TRIPLES for the rules' device
+    triples; other triples (user-given: host-CPU devices, entry IDs) are
+    standardized by parsing, as the bundler does.
+    """
+    standard = STANDARD_TRIPLES.get(triple)
+    if standard and (not target_id or target_id.partition(":")[0] in _OFFLOAD_ARCH_SET):
+        return "%s-%s-%s" % (bundle_kind, standard, target_id)
+    e, _ = parse_entry_id("%s-%s-%s" % (bundle_kind, triple if triple.count("-") == 3 else triple + "-", target_id))
+    return e.id
+
+def _target(spec, name, kind, processor, target_id, features, triple, bundle_kind, ptx, family = None):
+    bundle_id = _bundle_id(bundle_kind, triple, target_id) if bundle_kind else ""
     return struct(
         spec = spec,
         name = name,
         dir = target_dir(name),
         offload_kind = kind,
+        family = family or family_of(triple),
         processor = processor,
         target_id = target_id,
         features = [_feature_string(f) for f in sorted(features, key = _feature_name)],
@@ -234,11 +244,14 @@ def _target(spec, name, kind, processor, target_id, features, triple, bundle_kin
     )
 
 def _bundle_kind(kind, code_object):
-    if kind == "hip":
-        return "hipv4" if code_object else "hip"
-    if kind == "openmp":
-        return "openmp"
-    return ""
+    k = KINDS[kind]
+    return k.code_object_bundle_kind if code_object else k.bundle_kind
+
+def _wrong_kind(spec, kind, family):
+    """Why a kind does not take a target of a family, or ""."""
+    if family.name in KINDS[kind].families:
+        return ""
+    return "target %r: %s" % (spec, family.wrong_kind % kinds_for_family(family))
 
 def _resolve_entry_id(spec, kind):
     e, err = parse_entry_id(spec)
@@ -249,7 +262,8 @@ def _resolve_entry_id(spec, kind):
         return None, err
     if e.kind == "host":
         return None, "target %r: host entries are added by the rule (see the host attribute), not listed in targets" % spec
-    if (e.kind in ("hip", "hipv4")) != (kind == "hip") or (e.kind == "openmp") != (kind == "openmp"):
+    k = KINDS[kind]
+    if e.kind not in (k.bundle_kind, k.code_object_bundle_kind):
         return None, "target %r: offload kind %r does not match the rule's kind %r" % (spec, e.kind, kind)
     if e.raw_target_id and not e.target_id:
         proc = e.raw_target_id.partition(":")[0]
@@ -294,8 +308,8 @@ def resolve_target(spec, kind, code_object = True):
 
 def _resolve(spec, kind, code_object):
     """resolve_target without the table."""
-    if kind not in OFFLOAD_KINDS:
-        return None, "offload kind %r is not one of %s" % (kind, ", ".join(OFFLOAD_KINDS))
+    if kind not in KINDS:
+        return None, "offload kind %r is not one of %s" % (kind, ", ".join(KIND_NAMES))
     if spec.count("-") >= 4:
         return _resolve_entry_id(spec, kind)
     proc = spec.partition(":")[0]
@@ -305,35 +319,39 @@ def _resolve(spec, kind, code_object):
             return None, _unknown_processor(spec, proc)
         if spec != proc:
             return None, "target %r: NVIDIA targets take no features" % spec
-        if kind != "cuda":
-            return None, "target %r: PTX-only targets need kind \"cuda\"" % spec
-        return _target(spec, spec, kind, sm, sm, [], _NVPTX_TRIPLE, "", True), ""
+        if not KINDS[kind].ptx:
+            return None, "target %r: PTX-only targets need kind %s" % (spec, kinds_for_ptx())
+        return _target(spec, spec, kind, sm, sm, [], _NVPTX_TRIPLE, "", True, NVPTX), ""
     if proc in AMDGCN_GPUS:
         # clang's HIP driver takes TargetParser names ("tahiti" is gfx600).
-        if kind == "cuda":
-            return None, "target %r: AMD processors need kind \"hip\" or \"openmp\"" % spec
+        err = _wrong_kind(spec, kind, AMDGCN)
+        if err:
+            return None, err
         tid, err = parse_target_id(_AMDGCN_TRIPLE, spec)
         if err:
             return None, "target %r: %s" % (spec, err)
-        return _target(spec, tid.canonical, kind, tid.processor, tid.canonical, tid.features, _AMDGCN_TRIPLE, _bundle_kind(kind, code_object), False), ""
+        return _target(spec, tid.canonical, kind, tid.processor, tid.canonical, tid.features, _AMDGCN_TRIPLE, _bundle_kind(kind, code_object), False, AMDGCN), ""
     if proc in _OFFLOAD_ARCH_SET:
         if spec != proc:
             return None, "target %r: only AMD processors take features (xnack, sramecc)" % spec
         if proc == "amdgcnspirv":
-            if kind != "hip":
-                return None, "target %r: amdgcnspirv needs kind \"hip\"" % spec
-            return _target(spec, spec, kind, proc, proc, [], _SPIRV_TRIPLE, _bundle_kind(kind, code_object), False), ""
+            err = _wrong_kind(spec, kind, SPIRV)
+            if err:
+                return None, err
+            return _target(spec, spec, kind, proc, proc, [], _SPIRV_TRIPLE, _bundle_kind(kind, code_object), False, SPIRV), ""
         if proc.startswith("sm_"):
-            if kind == "hip":
-                return None, "target %r: NVIDIA processors need kind \"cuda\" or \"openmp\"" % spec
-            return _target(spec, spec, kind, proc, proc, [], _NVPTX_TRIPLE, _bundle_kind(kind, code_object), False), ""
+            err = _wrong_kind(spec, kind, NVPTX)
+            if err:
+                return None, err
+            return _target(spec, spec, kind, proc, proc, [], _NVPTX_TRIPLE, _bundle_kind(kind, code_object), False, NVPTX), ""
         return None, "target %r: processor %r is not supported by these rules (AMD and NVIDIA only)" % (spec, proc)
     comps = spec.split("-")
     if len(comps) > 1 and parse_arch(comps[0]) != "":
-        if kind != "openmp":
-            return None, "target %r: a triple as a target is an OpenMP host-CPU device; it needs kind \"openmp\"" % spec
+        err = _wrong_kind(spec, kind, HOST_CPU)
+        if err:
+            return None, err
         triple = normalize_triple(comps, 4)
-        return _target(spec, triple, kind, "", "", [], triple, "openmp", False), ""
+        return _target(spec, triple, kind, "", "", [], triple, _bundle_kind(kind, False), False, HOST_CPU), ""
     return None, _unknown_processor(spec, proc)
 
 def _resolve_known():
@@ -347,7 +365,7 @@ def _resolve_known():
     table = {}
     specs = list(AMDGCN_GPUS) + OFFLOAD_ARCHS + ["compute_" + a[len("sm_"):] for a in OFFLOAD_ARCHS if a.startswith("sm_")]
     for spec in specs:
-        for kind in OFFLOAD_KINDS:
+        for kind in KIND_NAMES:
             for code_object in (True, False):
                 t, err = _resolve(spec, kind, code_object)
                 if not err:

@@ -1,13 +1,19 @@
-"""Turning sources and prebuilt files into device images, shared by the rules."""
+"""The device compiles of the compiling rules (offload_library, offload_bundle, offload_package).
+
+Their targets (the attribute or the flag, resolved and checked against the
+SDKs), the plan and the actions per (source, target), prebuilt images
+instead, and the output groups of the images.
+"""
 
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
-load("//rules/private/actions:compile.bzl", "emit_device_compile", "emit_device_link")
+load("//rules/private/actions:compile.bzl", "emit_device_compile")
+load("//rules/private/actions:device_link.bzl", "emit_device_link")
+load("//rules/private/targets:targets.bzl", "resolve_target", "resolve_targets", "target_dir")
 load(":common.bzl", "IMAGE_TYPES")
 load(":compilation_mode.bzl", "mode_copts")
 load(":providers.bzl", "OffloadImageInfo", "OffloadTargetsInfo")
 load(":sdk_check.bzl", "sdk_error")
-load(":targets.bzl", "resolve_target", "resolve_targets", "target_dir")
 
 def target_specs(ctx):
     """The rule's targets attribute, else the --@rules_offload//rules:targets flag.
@@ -32,34 +38,20 @@ def resolve_or_fail(ctx, clang, specs, kind, code_object):
       ctx: the rule context (with a copts attribute).
       clang: OffloadClangInfo, whose SDKs must support the targets.
       specs: list of string, the targets as written.
-      kind: "hip", "cuda" or "openmp".
-      code_object: whether HIP images are linked code objects.
+      kind: the offload kind's struct (kinds/registry.bzl).
+      code_object: whether the images are linked code objects (HIP).
 
     Returns:
       list of resolved target structs, sorted by bundle ID.
     """
-    targets, err = resolve_targets(specs, kind, code_object)
-    if not err:
-        err = _bitcode_copts_error(kind, code_object, ctx.attr.copts)
+    targets, err = resolve_targets(specs, kind.name, code_object)
+    if not err and code_object:
+        err = kind.bitcode_copts_error(ctx.attr.copts)
     if not err:
         err = sdk_error(clang, kind, targets, ctx.attr.copts)
     if err:
         fail("%s: %s" % (ctx.label, err))
     return targets
-
-# Flags that turn a HIP device compile's code object into LLVM bitcode.
-_BITCODE_FLAGS = ["-fgpu-rdc", "-fcuda-rdc", "-emit-llvm", "-flto", "-foffload-lto"]
-
-def _bitcode_copts_error(kind, code_object, copts):
-    """Why copts would make bitcode where HIP code objects are expected, or ""."""
-    if kind != "hip" or not code_object:
-        return ""
-    for flag in copts:
-        if flag in _BITCODE_FLAGS or flag.startswith("-flto="):
-            return ("copts: %s makes LLVM bitcode, not the code objects the runtime loads from this " % flag +
-                    "container (several sources are device-linked with -fgpu-rdc already); for " +
-                    "relocatable device code use offload_library(rdc = True), for bitcode type = \"bc\"")
-    return ""
 
 def compile_plan(ctx, clang, kind, file_type, target):
     """How to compile for one target: clang flags, image kind, extension.
@@ -71,7 +63,7 @@ def compile_plan(ctx, clang, kind, file_type, target):
     Args:
       ctx: the rule context (for errors).
       clang: OffloadClangInfo.
-      kind: "hip", "cuda" or "openmp".
+      kind: the offload kind's struct.
       file_type: a key of IMAGE_TYPES.
       target: struct from targets.resolve_target.
 
@@ -80,20 +72,12 @@ def compile_plan(ctx, clang, kind, file_type, target):
     """
     t = IMAGE_TYPES[file_type]
     flags, image_kind, ext = t.flags, t.image_kind, t.ext
-    if target.triple.startswith("nvptx"):
-        if file_type == "s" or (file_type == "o" and target.ptx):
-            return struct(flags = ["-S"], image_kind = "ptx", ext = ".s")
-        if file_type == "o":
-            if not clang.ptxas:
-                fail(("%s: target %r asks for a CUDA cubin (SASS), which needs ptxas, and the clang " +
-                      "toolchain declares none (offload_clang_toolchain(ptxas = ...)). Use compute_%s " +
-                      "(or type = \"s\") for PTX, which clang makes by itself.") % (
-                    ctx.label,
-                    target.name,
-                    target.processor[len("sm_"):],
-                ))
-            return struct(flags = ["-c"], image_kind = "cubin", ext = ".cubin")
-    if kind == "openmp" and file_type == "o" and target.processor:
+    plan, err = target.family.compile_plan(file_type, target, bool(clang.ptxas))
+    if err:
+        fail("%s: %s" % (ctx.label, err))
+    if plan:
+        return plan
+    if kind.gpu_objects_are_bitcode and file_type == "o" and target.processor:
         # The OpenMP device compile of a GPU target is LTO bitcode.
         return struct(flags = flags, image_kind = "bitcode", ext = ".bc")
     return struct(flags = flags, image_kind = image_kind, ext = ext)
@@ -131,7 +115,7 @@ def _image(file, target, image_kind, kind, producer):
         triple = target.triple,
         bundle_id = target.bundle_id,
         image_kind = image_kind,
-        offload_kind = kind,
+        offload_kind = kind.name,
         producer = producer,
     )
 
@@ -141,7 +125,7 @@ def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwa
     Args:
       ctx: the rule context.
       clang: OffloadClangInfo.
-      kind: "hip", "cuda" or "openmp".
+      kind: the offload kind's struct.
       file_type: a key of IMAGE_TYPES.
       targets: resolved targets (targets.resolve_targets).
       srcs: list of File.
@@ -162,20 +146,14 @@ def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwa
         if link == "always" or (link == "auto" and len(srcs) > 1):
             if file_type != "o":
                 fail("%s: device linking makes loadable images; it needs type \"o\", not %r" % (ctx.label, file_type))
-            if kind == "hip":
-                rdc, ext = ["-fgpu-rdc"], ".rdc.bc"
-            elif not t.processor:
-                rdc, ext = ["-fPIC"], ".pic.o"
-            else:
-                rdc, ext = [], ".bc"
+            rdc, ext = kind.link_compile or t.family.link_compile(t)
             objs = []
             for src, stem in zip(srcs, stems):
                 obj = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, ext))
                 emit_device_compile(ctx, clang, src, t, obj, kind, plan.flags + rdc, **compile_kwargs)
                 objs.append(obj)
-            suffix = ".so" if not t.processor else ".o"
-            out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, ctx.label.name, suffix))
-            emit_device_link(ctx, clang, objs, t, out)
+            out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, ctx.label.name, t.family.linked_ext(t)))
+            emit_device_link(ctx, clang, t, objs, out)
             images.append(_image(out, t, "object", kind, "link"))
             continue
         for src, stem in zip(srcs, stems):
@@ -201,7 +179,7 @@ def prebuilt_images(ctx, kind, code_object, images_attr):
 
     Args:
       ctx: the rule context.
-      kind: "hip", "cuda" or "openmp".
+      kind: the offload kind's struct.
       code_object: whether HIP images are linked code objects.
       images_attr: the images attribute's dict (Target -> target string).
 
@@ -214,13 +192,11 @@ def prebuilt_images(ctx, kind, code_object, images_attr):
         files = tgt.files.to_list()
         if len(files) != 1:
             fail("%s: images: %s must be exactly one file, has %d" % (ctx.label, tgt.label, len(files)))
-        t, err = resolve_target(spec, kind, code_object)
+        t, err = resolve_target(spec, kind.name, code_object)
         if err:
             fail("%s: images: %s" % (ctx.label, err))
         ext = files[0].extension
-        image_kind = _EXT_KINDS.get(ext, "object")
-        if t.triple.startswith("nvptx") and ext == "s":
-            image_kind = "ptx"
+        image_kind = t.family.assembly_image if ext == "s" else _EXT_KINDS.get(ext, "object")
         out.append(_image(files[0], t, image_kind, kind, "prebuilt"))
         targets.append(t)
     return out, targets

@@ -1,0 +1,19 @@
+"""The containers a runtime loads device images from, by the name a kind gives.
+
+A kind names its containers (kinds/*.bzl: fat_binary,
+device_link_container); the rules take the extension and the emitter from
+here. Every emitter is emit(ctx, tool, images, out) -> out.
+"""
+
+load(":bundle.bzl", "emit_hip_fatbin")
+load(":fatbinary.bzl", "emit_fatbinary")
+load(":package.bzl", "emit_package")
+
+CONTAINERS = {
+    # A HIP fat binary: clang-offload-bundler's format (offload bundler).
+    "hip_fatbin": struct(ext = ".hipfb", emit = emit_hip_fatbin),
+    # An NVIDIA fat binary (offload fatbin).
+    "fatbinary": struct(ext = ".fatbin", emit = emit_fatbinary),
+    # An OffloadBinary (offload packager).
+    "package": struct(ext = ".offloadbin", emit = emit_package),
+}

@@ -1,0 +1,72 @@
+"""Helpers the kind files share; pure functions."""
+
+def has_any(flags, names):
+    """Whether one of names is among flags.
+
+    Args:
+      flags: list of string.
+      names: list of string.
+
+    Returns:
+      bool.
+    """
+    for f in flags:
+        if f in names:
+            return True
+    return False
+
+def offload_archs(targets):
+    """--offload-arch values for a host compile, as the single-command build passes them.
+
+    Args:
+      targets: resolved targets.
+
+    Returns:
+      list of string, without duplicates (sm_90 and compute_90 give one).
+    """
+    archs = []
+    for t in targets:
+        arch = t.target_id or t.processor
+        if arch and arch not in archs:
+            archs.append(arch)
+    return archs
+
+def cuid_host_flags(language_flags, targets, cuid):
+    """The host half of a HIP or CUDA compile: the targets, host only, the device compiles' cuid."""
+    return language_flags + ["--offload-arch=" + a for a in offload_archs(targets)] + ["--offload-host-only", "-c", "-cuid=" + cuid]
+
+def no_error(*_args):
+    return ""
+
+def add_nothing(*_args):
+    pass
+
+def no_wavefront(_target):
+    return 0
+
+def current_entry_layout(_version):
+    """The offload entries of LLVM 20 and later (llvm_offload_entries)."""
+    return ""
+
+def shared_library(files, basename):
+    """The library to link: the link under the soname (libamdhip64.so.5) if there is one.
+
+    A program records the soname and its loader looks for that file beside
+    the program (Bazel's solib directory holds what was linked, under the
+    same name); linking libamdhip64.so itself would leave the loader to
+    find libamdhip64.so.5 on the machine instead.
+
+    Args:
+      files: list of File: the library under its names.
+      basename: the unversioned name, "libamdhip64.so".
+
+    Returns:
+      File or None.
+    """
+    versioned = [f for f in files if f.basename.startswith(basename + ".")]
+    if versioned:
+        return versioned[0]
+    for f in files:
+        if f.basename == basename:
+            return f
+    return files[0] if files else None
