@@ -7,7 +7,7 @@ BIN := bin
 GAZELLE := github.com/bazelbuild/bazel-gazelle/cmd/gazelle@v0.45.0
 BUILDIFIER := github.com/bazelbuild/buildtools/buildifier@v0.0.0-20240918101019-be1c24cc9a44
 
-.PHONY: all build deps demo test lint gotest bazeltest bench bench-bazel gazelle fuzz
+.PHONY: all build deps demo test lint gotest bazeltest bench bench-bazel gazelle fuzz gpu-bundle gpu-check
 
 all: build
 
@@ -54,3 +54,12 @@ bench: deps build
 # per source, a remote cache and executor (docs/performance.md).
 bench-bazel: deps
 	./tests/bench/bazel.sh
+
+# The GPU programs of tests/gpu packed into out/gpu-bundle (tests/gpu/README.md);
+# gpu-check runs them: PASSED expected where a GPU is, "no device" elsewhere.
+gpu-bundle: deps build
+	./tests/gpu/build.sh out/gpu-bundle
+
+gpu-check: gpu-bundle
+	@if nvidia-smi -L >/dev/null 2>&1; then out/gpu-bundle/run.sh out/gpu-bundle; \
+	else out/gpu-bundle/run.sh --expect=no-device out/gpu-bundle; fi

@@ -150,7 +150,7 @@ def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwa
             objs = []
             for src, stem in zip(srcs, stems):
                 obj = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, ext))
-                emit_device_compile(ctx, clang, src, t, obj, kind, plan.flags + rdc, **compile_kwargs)
+                emit_device_compile(ctx, clang, src, t, obj, kind, plan.flags + rdc, all_targets = targets, **compile_kwargs)
                 objs.append(obj)
             out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, ctx.label.name, t.family.linked_ext(t)))
             emit_device_link(ctx, clang, t, objs, out)
@@ -158,7 +158,7 @@ def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwa
             continue
         for src, stem in zip(srcs, stems):
             out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, plan.ext))
-            emit_device_compile(ctx, clang, src, t, out, kind, plan.flags, **compile_kwargs)
+            emit_device_compile(ctx, clang, src, t, out, kind, plan.flags, all_targets = targets, **compile_kwargs)
             images.append(_image(out, t, plan.image_kind, kind, "compile"))
     return images
 

@@ -20,6 +20,9 @@
 #   5. incremental (execution log): adding a target runs that target's
 #      compiles and what follows them, editing a source its compiles (one
 #      per target) and what follows them, a no-op rebuild nothing;
+#   5c. the GPU programs of tests/gpu (gpu.sh): built -c opt, packed by
+#      tests/gpu/build.sh and run without a GPU, each to the CUDA
+#      runtime's "no device" error (make gpu-check runs them on a GPU);
 #   6. hermetic toolchains (hermetic.sh): the compiler's and the SDKs' files
 #      are inputs, one changed byte of an SDK re-runs its compiles, clang-16
 #      and clang-22 give different keys, a fresh workspace that follows the
@@ -266,6 +269,9 @@ fi
 
 # 5b. -c opt: device code equals clang's single-command -O2 build.
 source "$here/opt.sh"
+
+# 5c. The GPU programs (tests/gpu), built -c opt and dry-run without a GPU.
+source "$here/gpu.sh"
 
 # 6. Hermetic toolchains: SDK files as inputs, SDK bytes in the keys,
 # compilers in the keys, the README's WORKSPACE, archives with sha256.

@@ -97,7 +97,8 @@ def device_compile_command(
         includes = [],
         compilation_context = None,
         hdrs = [],
-        cuid = ""):
+        cuid = "",
+        all_targets = []):
     """The command that compiles one source for one offload target.
 
     Args:
@@ -115,6 +116,8 @@ def device_compile_command(
       hdrs: list of File, headers the source may include.
       cuid: the compilation unit ID for HIP/CUDA; derived from the label
         and source when empty, so it is the same on every machine.
+      all_targets: every resolved target of the rule, for the flags the
+        kind derives from the whole list (kind.target_list_flags).
 
     Returns:
       struct(args, inputs, outputs, mapping, what) for run_command.
@@ -124,6 +127,7 @@ def device_compile_command(
     args.add_all(emit_flags)
     if kind.cuid:
         args.add("-cuid=" + (cuid or source_cuid(ctx, src)))
+    args.add_all(kind.target_list_flags(all_targets))
     kind.add_device_flags(args, clang, target, emit_flags, copts)
     inputs, mapping = add_source_flags(args, clang, kind, kind.wavefront(target), src, copts, defines, includes, compilation_context, hdrs)
     args.add("-o", out)

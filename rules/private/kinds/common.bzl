@@ -44,6 +44,9 @@ def add_nothing(*_args):
 def no_wavefront(_target):
     return 0
 
+def no_target_list_flags(_targets):
+    return []
+
 def current_entry_layout(_version):
     """The offload entries of LLVM 20 and later (llvm_offload_entries)."""
     return ""

@@ -17,6 +17,30 @@ def _add_device_flags(args, clang, _target, emit_flags, _copts):
     if clang.ptxas and "-c" in emit_flags and "-emit-llvm" not in emit_flags:
         args.add("--ptxas-path=" + clang.ptxas)
 
+def _target_list_flags(targets):
+    """-D__CUDA_ARCH_LIST__ as clang's one multi-arch compile defines it for every half.
+
+    clang's driver defines __CUDA_ARCH_LIST__ from all --offload-arch values
+    in the host compile and in every device compile (sorted, deduplicated,
+    sm_90a as 900); a device-only compile for one target would see that
+    target alone. CUB names its inline namespace after the list
+    (cub::CUB_101702_700_900_NS), so per-target device compiles must see the
+    whole list, or the kernels the host half registers exist in no device
+    image (cudaErrorSymbolNotFound at the first Thrust call). The rule's
+    flags follow the driver's, so -U then -D replaces its value without a
+    redefinition warning.
+    """
+    numbers = []
+    for t in targets:
+        if t.family.name != "nvptx" or not t.processor.startswith("sm_"):
+            continue
+        n = int(t.processor[len("sm_"):].rstrip("abcdefghijklmnopqrstuvwxyz")) * 10
+        if n not in numbers:
+            numbers.append(n)
+    if not numbers:
+        return []
+    return ["-U__CUDA_ARCH_LIST__", "-D__CUDA_ARCH_LIST__=" + ",".join([str(n) for n in sorted(numbers)])]
+
 def _sdk_error(clang, target, flags):
     """Targets the CUDA's ptxas cannot build, or no CUDA at all."""
     cuda = clang.cuda
@@ -79,6 +103,7 @@ CUDA = struct(
     device_only_flags = [],
     cuid = True,
     add_device_flags = _add_device_flags,
+    target_list_flags = _target_list_flags,
     wavefront = no_wavefront,
     host_wavefront = 0,
     sdk_error = _sdk_error,

@@ -5,7 +5,7 @@ fields. AMD GPUs (amdgcn) and SPIR-V for AMD; the ROCm installation of the
 clang toolchain (clang.rocm) is read here and in families.bzl only.
 """
 
-load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "shared_library")
+load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "no_target_list_flags", "shared_library")
 
 # Flags that turn a HIP device compile's code object into LLVM bitcode.
 _BITCODE_FLAGS = ["-fgpu-rdc", "-fcuda-rdc", "-emit-llvm", "-flto", "-foffload-lto"]
@@ -110,6 +110,7 @@ HIP = struct(
     language_flags = ["-x", "hip"],
     device_only_flags = ["--no-gpu-bundle-output"],
     cuid = True,
+    target_list_flags = no_target_list_flags,
     add_device_flags = _add_device_flags,
     wavefront = _wavefront,
     host_wavefront = 64,

@@ -8,7 +8,7 @@ one action (actions/openmp_compile.bzl says why). The runtime is the
 compiler's LLVM's (clang.llvm).
 """
 
-load(":common.bzl", "add_nothing", "current_entry_layout", "no_error", "no_wavefront")
+load(":common.bzl", "add_nothing", "current_entry_layout", "no_error", "no_target_list_flags", "no_wavefront")
 
 def _rdc_plan(target):
     if target.processor:
@@ -71,6 +71,7 @@ OPENMP = struct(
     language_flags = ["-fopenmp"],
     device_only_flags = [],
     cuid = False,
+    target_list_flags = no_target_list_flags,
     add_device_flags = add_nothing,
     wavefront = no_wavefront,
     host_wavefront = 0,

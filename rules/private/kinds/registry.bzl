@@ -30,6 +30,10 @@ name. Fields:
   cuid:                    whether compiles take a -cuid.
   add_device_flags:        function(args, clang, target, emit_flags, copts):
                            adds the SDK flags of one device compile to args.
+  target_list_flags:       function(targets) -> the flags every device
+                           compile of a rule adds from the rule's whole
+                           target list, as clang's driver derives them from
+                           all --offload-arch values (__CUDA_ARCH_LIST__).
   wavefront:               function(target) -> the __AMDGCN_WAVEFRONT_SIZE to
                            define for a device compile, or 0.
   host_wavefront:          the same for the host compile.

@@ -59,7 +59,7 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
         mine = []
         for src, stem in zip(srcs, stems):
             out = ctx.actions.declare_file("_offload/%s/%s/%s%s" % (ctx.label.name, t.dir, stem, plan.ext))
-            command = device_compile_command(ctx, clang, src, t, out, kind, plan.flags, **kwargs)
+            command = device_compile_command(ctx, clang, src, t, out, kind, plan.flags, all_targets = targets, **kwargs)
             if kind.device_with_host:
                 openmp_commands.setdefault(src.path, []).append(command)
             else:

@@ -154,6 +154,30 @@ def _cuda_library_test(ctx):
 
 cuda_library_test = analysistest.make(_cuda_library_test)
 
+def _cuda_arch_list_test(ctx):
+    """Every CUDA device compile sees the library's whole __CUDA_ARCH_LIST__.
+
+    The host compile gets it from clang's driver (all --offload-arch flags);
+    each per-target device compile must get the same, or CUB's kernels,
+    named after the list, are registered under names no image has.
+    """
+    env = analysistest.begin(ctx)
+    compiles = _actions(env, "OffloadCompile")
+    if not compiles:
+        analysistest.fail(env, "no OffloadCompile")
+    for a in compiles:
+        defines = [x for x in a.argv if x.startswith("-D__CUDA_ARCH_LIST__=")]
+        asserts.equals(env, ["-D__CUDA_ARCH_LIST__=" + ctx.attr.arch_list], defines, "__CUDA_ARCH_LIST__ of " + _source(a))
+        undef = a.argv.index("-U__CUDA_ARCH_LIST__") if "-U__CUDA_ARCH_LIST__" in a.argv else -1
+        if undef < 0 or undef > a.argv.index(defines[0] if defines else "-U__CUDA_ARCH_LIST__"):
+            analysistest.fail(env, "-U__CUDA_ARCH_LIST__ missing or after the -D: %r" % a.argv)
+    return analysistest.end(env)
+
+cuda_arch_list_test = analysistest.make(
+    _cuda_arch_list_test,
+    attrs = {"arch_list": attr.string(mandatory = True)},
+)
+
 def _offload_fatbin(env, images, out):
     """Asserts one OffloadFatbinary: `offload fatbin` with clang's fatbinary command line, no NVIDIA tool in it.
 
