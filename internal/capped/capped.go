@@ -4,10 +4,14 @@
 // reports which cap it hit.
 //
 // RLIMIT_AS cannot be the cap: the Go runtime reserves more address space
-// than a small cap at start and dies before main. The resident set is
-// polled instead (every few milliseconds, from /proc), and the peak the
-// kernel recorded (getrusage's ru_maxrss) is checked after the command
-// ends, so a spike between polls is still caught.
+// than a small cap at start and dies before main. The process's peak
+// resident set (VmHWM in /proc/PID/status, which the kernel keeps for its
+// memory map) is polled instead, every few milliseconds, so a spike
+// between polls still shows at the next. getrusage's ru_maxrss is exact
+// but for one flaw: when the forked child execs, the kernel folds the
+// parent's peak (its VmHWM) into it, so it is used only where it is larger
+// than the parent's peak; a command that ends between two polls is then
+// measured too, unless the test itself is larger.
 package capped
 
 import (
@@ -31,7 +35,7 @@ const (
 type Result struct {
 	Code    int    // exit status; -1 when killed
 	Output  string // stdout and stderr together
-	PeakRSS int64  // bytes
+	PeakRSS int64  // bytes, as last polled
 	Wall    time.Duration
 	// Over names the cap the command passed ("memory" or "time"), or is
 	// empty when it stayed within both (its exit status aside).
@@ -74,7 +78,8 @@ wait:
 			r.Over = "time"
 			cmd.Process.Kill()
 		case <-tick.C:
-			if rss(cmd.Process.Pid) > maxRSS && r.Over == "" {
+			r.PeakRSS = max(r.PeakRSS, peakRSS(cmd.Process.Pid))
+			if r.PeakRSS > maxRSS && r.Over == "" {
 				r.Over = "memory"
 				cmd.Process.Kill()
 			}
@@ -85,25 +90,29 @@ wait:
 		return Result{}, err
 	}
 	r.Code, r.Output = cmd.ProcessState.ExitCode(), out.String()
-	r.PeakRSS = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
-	if r.Over == "" && r.PeakRSS > maxRSS {
+	if maxrss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; maxrss > peakRSS(os.Getpid()) {
+		r.PeakRSS = max(r.PeakRSS, maxrss)
+	}
+	if r.PeakRSS > maxRSS && r.Over == "" {
 		r.Over = "memory"
 	}
 	return r, nil
 }
 
-// rss is the resident set of process pid in bytes, 0 once it is gone.
-func rss(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+// peakRSS is the peak resident set of process pid in bytes (VmHWM), 0
+// once it is gone.
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
 	}
-	pages, _ := strconv.ParseInt(f[1], 10, 64)
-	return pages * int64(os.Getpagesize())
+	return 0
 }
 
 // capWriter keeps the first max bytes written to it.

@@ -51,6 +51,10 @@ type Budget struct {
 	limit uint64
 	used  uint64
 	hint  string
+	// depth counts the compressed data being walked, nested allows
+	// containers inside it (see nesting.go).
+	depth  int
+	nested bool
 }
 
 // New returns a budget of limit bytes; 0 means DefaultLimit.

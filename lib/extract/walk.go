@@ -73,11 +73,10 @@ type Options struct {
 
 // Walker walks containers; Close removes its temporary files.
 type Walker struct {
-	opt       Options
-	tmps      []*os.File
-	closer    []func()
-	budget    *budget.Budget // of the input being walked
-	inflating int            // compressed containers the walk is inside
+	opt    Options
+	tmps   []*os.File
+	closer []func()
+	budget *budget.Budget // of the input being walked; counts the compressed data the walk is inside
 }
 
 // OnClose registers fn to run when the walker is closed, so that callers can
@@ -107,8 +106,11 @@ func (w *Walker) Close() {
 // name. A container that fails to parse stops the walk with an error that
 // names where it was found.
 func (w *Walker) Walk(r io.ReaderAt, size int64, name string, fn func(*Image) error) error {
-	w.budget, w.inflating = budget.New(w.opt.MaxUncompressedSize), 0
+	w.budget = budget.New(w.opt.MaxUncompressedSize)
 	w.budget.SetHint("raise the limit with --max-uncompressed-size")
+	if w.opt.AllowNestedCompression {
+		w.budget.AllowNested()
+	}
 	return w.any(r, size, []string{name}, 0, fn)
 }
 
@@ -133,27 +135,19 @@ func (w *Walker) release(f *os.File) {
 	w.tmps = slices.DeleteFunc(w.tmps, func(t *os.File) bool { return t == f })
 }
 
-// ErrNested is returned for compressed data inside compressed data, unless
-// Options.AllowNestedCompression.
-var ErrNested = errors.New("compressed data inside compressed data: refused " +
-	"(real tool chains do not nest compression; --allow-nested-compression reads it)")
+// ErrNested is returned for a compressed container inside compressed data,
+// unless Options.AllowNestedCompression (the rule: budget.Layer).
+var ErrNested = budget.ErrNested
 
-// refuseNested reports whether compressed data found now must be refused.
-func (w *Walker) refuseNested() bool {
-	return w.inflating > 0 && !w.opt.AllowNestedCompression
-}
+// refuseNested reports whether a compressed container found now must be
+// refused.
+func (w *Walker) refuseNested() bool { return w.budget.Refuses(budget.Container) }
 
 // enterCompressed counts one more level of compressed data, refusing
 // compressed data inside compressed data unless allowed; leave undoes it.
-func (w *Walker) enterCompressed() error {
-	if w.refuseNested() {
-		return ErrNested
-	}
-	w.inflating++
-	return nil
-}
+func (w *Walker) enterCompressed() error { return w.budget.Enter(budget.Container) }
 
-func (w *Walker) leaveCompressed() { w.inflating-- }
+func (w *Walker) leaveCompressed() { w.budget.Leave() }
 
 func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	if depth > w.opt.MaxDepth {

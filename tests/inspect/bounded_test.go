@@ -1,6 +1,8 @@
 package inspect_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/rules-offload/rules_offload/internal/capped"
 	"github.com/rules-offload/rules_offload/internal/hostile"
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
 // The tests here run each command on a hostile input under issue 27's
@@ -58,5 +61,96 @@ func TestCOFFLongSectionNamesBounded(t *testing.T) {
 		if r.Code != c.code || !strings.Contains(r.Output, c.want) {
 			t.Errorf("%q: %v; want exit %d saying %q", c.argv, r, c.code, c.want)
 		}
+	}
+}
+
+// nvEntries returns n entries of a fat binary for sm_80: PTX with 1 MiB
+// headers whose two strings span them (long), or PTX compressed as one
+// LZ4 block of 4 bytes.
+func nvEntries(n int, long bool) []hostile.NVEntry {
+	es := make([]hostile.NVEntry, n)
+	for i := range es {
+		if long {
+			es[i] = hostile.NVEntry{Kind: 1, Arch: 80, Header: 1 << 20, LongStrings: true, Payload: []byte("x\x00")}
+		} else {
+			es[i] = hostile.NVEntry{Kind: 1, Arch: 80, Header: 72, Payload: hostile.LZ4Literals([]byte("ptx\x00")), Inflated: 4}
+		}
+	}
+	return es
+}
+
+// Row 5: a fat binary in a zlib CCOB (132 KB) whose 128 entries have 1
+// MiB headers, each with an identifier and ptxas options of 1 MiB: the
+// reader held every header and copied both strings (3x the 128 MiB
+// inflated; the review's 1.07 MB input reached 3.24 GB). Entries are now
+// read one at a time, their strings slices of the header.
+func TestFatbinEntriesStreamed(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "long.ccob"), hostile.CCOBZlib(hostile.NVFatbin(nvEntries(128, true))), 0o644)
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"offload", "inspect", "long.ccob"}, "entry 127: ptx (sm_80, code version 8.0)"},
+		{[]string{"offload", "extract", "--list", "long.ccob"}, "long.ccob: ccob@0: entry 127"},
+	} {
+		r := runCapped(t, dir, c.argv...)
+		if r.Code != 0 || !strings.Contains(r.Output, c.want) {
+			t.Errorf("%q: %v; want exit 0 saying %q", c.argv, r, c.want)
+		}
+	}
+}
+
+// Row 7: a fat binary of 2,000 LZ4-compressed entries inside a CCOB.
+// extract inflated them and inspect refused them as nested compression;
+// one rule now (lib/budget, nesting.go): a fat binary's own compression
+// is not a level of nesting, so both decode them, charged to the budget,
+// while a CCOB in a CCOB stays refused (TestNestedCCOBRefused).
+func TestFatbinLZ4InsideCCOBOneRule(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "lz4.ccob"), hostile.CCOBZlib(hostile.NVFatbin(nvEntries(2000, false))), 0o644)
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"offload", "inspect", "lz4.ccob"}, "entry 1999: ptx (sm_80, code version 8.0, compressed by NVIDIA (4 bytes inflated))"},
+		{[]string{"offload", "extract", "--list", "lz4.ccob"}, "\t3\tlz4.ccob: ccob@0: entry 1999"},
+		{[]string{"offload", "inspect", "--max-uncompressed-size=7000", "lz4.ccob"}, "decompressed data would exceed 7000 bytes"},
+		{[]string{"offload", "extract", "--list", "--max-uncompressed-size=7000", "lz4.ccob"}, "decompressed data would exceed 7000 bytes"},
+	} {
+		r := runCapped(t, dir, c.argv...)
+		code := 0
+		if strings.Contains(c.want, "exceed") {
+			code = 1
+		}
+		if r.Code != code || !strings.Contains(r.Output, c.want) || strings.Contains(r.Output, "inside compressed data") {
+			t.Errorf("%q: %v; want exit %d saying %q", c.argv, r, code, c.want)
+		}
+	}
+}
+
+// Row 8: a valid compressed HIP fat binary of more than 16 MiB, made by
+// clang-offload-bundler-22 -compress: inspect kept a 16 MiB prefix and
+// called it damaged. Payloads over 16 MiB now inflate to an unlinked
+// temporary file, within the budget.
+func TestInspectLargeCompressedFatbin(t *testing.T) {
+	bundler := llvmtest.NeedBundler(t)
+	dir := t.TempDir()
+	code := make([]byte, 17<<20) // incompressible, so the CCOB is > 16 MiB too
+	rng := rand.New(rand.NewPCG(27, 8))
+	for i := range code {
+		code[i] = byte(rng.Uint32())
+	}
+	os.WriteFile(filepath.Join(dir, "dev.co"), code, 0o644)
+	os.WriteFile(filepath.Join(dir, "empty"), nil, 0o644)
+	llvmtest.Run(t, dir, bundler, "-type=o", "-targets=host-x86_64-unknown-linux-gnu-,hipv4-amdgcn-amd-amdhsa--gfx906",
+		"-input=empty", "-input=dev.co", "-output=big.hipfb", "-compress")
+	r := runCapped(t, dir, "offload", "inspect", "big.hipfb")
+	want := fmt.Sprintf("hipv4-amdgcn-amd-amdhsa--gfx906: data  size %d", len(code))
+	if r.Code != 0 || !strings.Contains(r.Output, want) || !strings.Contains(r.Output, "ok\n") {
+		t.Errorf("%v; want exit 0 listing %q", r, want)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "offload-*")); len(names) != 0 {
+		t.Errorf("temporary files left: %v", names)
 	}
 }
