@@ -128,3 +128,16 @@ func (b *Budget) Check(n uint64) error {
 	defer b.mu.Unlock()
 	return b.check(n)
 }
+
+// Fork returns a budget in b's state (what is used, the limit, the hint
+// and the nesting), charged separately from now on: a reader can try a
+// cheaper way through some data on the fork, then keep the fork or, if it
+// gives up, go on with b as it was.
+func (b *Budget) Fork() *Budget {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return &Budget{limit: b.limit, used: b.used, hint: b.hint, depth: b.depth, nested: b.nested}
+}

@@ -68,6 +68,10 @@ type Options struct {
 	// returns, so that decompressed data is released as soon as the images
 	// in it have been handed on instead of when the walker is closed.
 	Consume bool
+	// SizesOnly promises that the callback never reads the images' bytes
+	// (a listing: names, targets, sizes), so that a compressed record is
+	// decoded only as far as that needs (see listRecord).
+	SizesOnly bool
 	TempDir string // where compressed payloads are decompressed
 }
 

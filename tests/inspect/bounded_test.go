@@ -154,3 +154,34 @@ func TestInspectLargeCompressedFatbin(t *testing.T) {
 		t.Errorf("temporary files left: %v", names)
 	}
 }
+
+// Row 6: compressed records declaring 4 GiB (128 KiB each, a bundle
+// header then 4 GiB of zeros in the device entry): -list and extract
+// --list decoded each whole into a temporary file (4 GiB, 7-8 s; LLVM
+// inflates it in memory). They now decode a record only as far as what
+// listing reads: the bundle header and the head of each entry.
+func TestListCompressedReadsHeaders(t *testing.T) {
+	dir := t.TempDir()
+	ids := []string{"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906"}
+	const device = 4<<30 - 1024
+	rec := hostile.CCOB(hostile.BundleHeader(ids, []int64{0, device}), device)
+	os.WriteFile(filepath.Join(dir, "big.bin"), rec, 0o644)
+	// Two records side by side, zero padding between, as in .hip_fatbin.
+	two := append(append(append([]byte(nil), rec...), make([]byte, 8)...), hostile.CCOBZlib(hostile.BundleHeader(ids[1:], []int64{0}))...)
+	os.WriteFile(filepath.Join(dir, "two.bin"), two, 0o644)
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"clang-offload-bundler", "-list", "-type=o", "-input=big.bin"}, ids[1] + "\n" + ids[0] + "\n"},
+		{[]string{"offload", "extract", "--list", "big.bin"}, fmt.Sprintf("big-hipv4-amdgcn-amd-amdhsa-gfx906.bin\t%d\tbig.bin: ccob@0: %s\n", device, ids[1])},
+		{[]string{"clang-offload-bundler", "-list", "-type=o", "-input=two.bin"}, ids[1] + "\n" + ids[0] + "\n" + ids[1] + "\n"},
+		{[]string{"offload", "extract", "--list", "two.bin"}, fmt.Sprintf("two-hipv4-amdgcn-amd-amdhsa-gfx906.bin\t%d\ttwo.bin: ccob@0: %s\n", device, ids[1]) +
+			fmt.Sprintf("two-hipv4-amdgcn-amd-amdhsa-gfx906.1.bin\t0\ttwo.bin: ccob@%d: %s\n", len(rec)+8, ids[1])},
+	} {
+		r := runCapped(t, dir, c.argv...)
+		if r.Code != 0 || r.Output != c.want {
+			t.Errorf("%q: %v; want exit 0 printing %q", c.argv, r, c.want)
+		}
+	}
+}

@@ -119,6 +119,7 @@ func extractList(files []string, flt extract.Filter, inflate *inflateFlags, stdo
 	if err != nil {
 		return err
 	}
+	opt.SizesOnly = true
 	w := extract.NewWalker(opt)
 	defer w.Close()
 	var names extract.Namer
