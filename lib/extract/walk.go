@@ -72,7 +72,7 @@ type Options struct {
 	// (a listing: names, targets, sizes), so that a compressed record is
 	// decoded only as far as that needs (see listRecord).
 	SizesOnly bool
-	TempDir string // where compressed payloads are decompressed
+	TempDir   string // where compressed payloads are decompressed
 }
 
 // Walker walks containers; Close removes its temporary files.
