@@ -185,3 +185,43 @@ func TestListCompressedReadsHeaders(t *testing.T) {
 		}
 	}
 }
+
+// cubinHeader is the start of an ELF64 cubin for sm_arch, as fatbinary
+// checks it: the class, and the architecture in e_flags' low byte.
+func cubinHeader(arch byte) []byte {
+	h := make([]byte, 64)
+	copy(h, "\x7fELF\x02\x01\x01")
+	h[48] = arch
+	return h
+}
+
+// Row 12: offload fatbin read each image whole (3x its size): /dev/zero
+// ran out of memory (fatbinary stops with an error) and a 512 MiB cubin
+// took 1.5 GB. Inputs that are not regular files are refused, and cubins
+// stored as they are go from the input to the output.
+func TestFatbinStreamsImages(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "big.cubin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(cubinHeader(80))
+	f.Truncate(512 << 20) // sparse: costs no disk
+	f.Close()
+	for _, c := range []struct {
+		argv []string
+		code int
+		want string
+	}{
+		{[]string{"offload", "fatbin", "-64", "--create=z.fatbin", "--image=profile=sm_80,file=/dev/zero"}, 1, "/dev/zero: not a regular file"},
+		{[]string{"offload", "fatbin", "-64", "--create=/dev/null", "--image=profile=sm_80,file=big.cubin"}, 0, ""},
+	} {
+		r := runCapped(t, dir, c.argv...)
+		if r.Code != c.code || !strings.Contains(r.Output, c.want) {
+			t.Errorf("%q: %v; want exit %d saying %q", c.argv, r, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "z.fatbin")); err == nil {
+		t.Errorf("z.fatbin written")
+	}
+}
