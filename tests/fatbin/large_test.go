@@ -60,4 +60,6 @@ func TestFatbinLargeCubins(t *testing.T) {
 }
 
 // padTo is b followed by zeros up to n bytes.
-func padTo(b []byte, n int) []byte { return append(append([]byte(nil), b...), make([]byte, n-len(b))...) }
+func padTo(b []byte, n int) []byte {
+	return append(append([]byte(nil), b...), make([]byte, n-len(b))...)
+}
