@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
 	"github.com/rules-offload/rules_offload/lib/ir"
 )
@@ -234,6 +235,12 @@ func FuzzInspect(f *testing.F) {
 	f.Add([]byte("\n// __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\nx\n// __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n"))
 	coff, _ := coffWith([]string{".llvm.offloading"}, [][]byte{coffPackage(f)})
 	f.Add(coff)
+	// Issue 27's hostile inputs, small.
+	f.Add(hostile.CCOBZlib(hostile.COFFLongNames(20, 4096, 0)))
+	f.Add(hostile.CCOBZlib(hostile.NVFatbin([]hostile.NVEntry{
+		{Kind: 1, Arch: 80, Header: 72, Payload: hostile.LZ4Literals([]byte("ptx\x00")), Inflated: 4},
+		{Kind: 1, Arch: 80, Header: 1024, LongStrings: true, Payload: []byte("x\x00")},
+	})))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := Inspect(bytes.NewReader(data), int64(len(data)), "fuzz", Options{MaxUncompressedSize: 1 << 20, KeepCompressed: 1 << 16})
 		if _, err := json.Marshal(n); err != nil {
