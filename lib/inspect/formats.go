@@ -346,9 +346,9 @@ func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
 	return seq
 }
 
-// compressed decompresses a CCOB (hashing all of it) into memory or, when
-// large, a temporary file (see sink) and looks inside. Concatenated CCOBs
-// become siblings.
+// compressed decompresses a CCOB, hashing all of it and keeping a bounded
+// prefix, and looks inside (see payload). Concatenated CCOBs become
+// siblings.
 func (w *walker) compressed(n *Node, v view, depth int) {
 	n.Format = "ccob"
 	h, err := ccob.ParseHeader(v.head(64))
@@ -357,11 +357,7 @@ func (w *walker) compressed(n *Node, v view, depth int) {
 		return
 	}
 	defer w.closeTempsFrom(len(w.temps))
-	keep, err := w.sink(h.UncompressedSize)
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
+	keep := &prefixWriter{max: w.opt.KeepCompressed}
 	_, used, err := ccob.Decompress(keep, v.r, v.size, ccob.ReaderOptions{MaxUncompressedSize: w.budget.Limit(), Budget: w.budget})
 	hashOK := err == nil
 	if err != nil && !errors.Is(err, ccob.ErrHashMismatch) {
@@ -386,13 +382,7 @@ func (w *walker) compressed(n *Node, v view, depth int) {
 		n.Error = fmt.Sprintf("at offset %d (%s): hash mismatch: the payload does not match the stored truncated MD5 %s", v.base, v.space, n.Compression.Hash)
 	}
 	w.ccobs++
-	r, kept := keep.contents()
-	inner := view{r: r, size: kept, space: fmt.Sprintf("decompressed#%d", w.ccobs)}
-	c := w.node(inner, depth+1)
-	if kept < int64(h.UncompressedSize) && c.Error != "" {
-		c.Error += fmt.Sprintf(" (only the first %d bytes of the payload were kept)", kept)
-	}
-	n.Children = append(n.Children, c)
+	n.Children = append(n.Children, w.payload(v, h, keep.buf, fmt.Sprintf("decompressed#%d", w.ccobs), depth))
 }
 
 // prefixWriter keeps the first max bytes written to it and counts the rest.

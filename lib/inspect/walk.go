@@ -31,9 +31,9 @@ type Options struct {
 	AllowNestedCompression bool
 	// TempDir is where large compressed payloads are inflated.
 	TempDir string
-	// KeepCompressed is the largest decompressed payload kept in memory to
-	// look inside; larger ones go to an unlinked file in TempDir. 0 means
-	// 16 MiB.
+	// KeepCompressed is how many leading bytes of each decompressed payload
+	// are kept in memory to look inside; a payload whose walk needs more is
+	// decoded again into an unlinked file in TempDir. 0 means 16 MiB.
 	KeepCompressed int
 }
 
