@@ -248,3 +248,32 @@ func FuzzInspect(f *testing.F) {
 		}
 	})
 }
+
+// A compressed bundle larger than the prefix kept in memory is read
+// whole: the walk of the prefix reads past it, and the record is decoded
+// again into a temporary file (issue 27, row 8).
+func TestCompressedBundleLargerThanPrefix(t *testing.T) {
+	ids := []string{"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a"}
+	elf := append([]byte("\x7fELF\x02\x01\x01"), make([]byte, 57)...)
+	body := append(hostile.BundleHeader(ids, []int64{0, 10000, int64(len(elf))}), make([]byte, 10000)...)
+	in := hostile.CCOBZlib(append(body, elf...))
+	for _, keep := range []int{1 << 16, 4096} {
+		n := Inspect(bytes.NewReader(in), int64(len(in)), "in", Options{KeepCompressed: keep, TempDir: t.TempDir()})
+		var errs []string
+		var walk func(*Node)
+		walk = func(n *Node) {
+			if n.Error != "" {
+				errs = append(errs, n.Error)
+			}
+			for _, c := range n.Children {
+				walk(c)
+			}
+		}
+		walk(n)
+		b := n.Children[0]
+		if len(errs) != 0 || b.Format != "bundle" || len(b.Children) != 3 || b.Children[2].Format != "elf" {
+			out, _ := json.Marshal(n)
+			t.Errorf("keep %d: errors %q, tree %s", keep, errs, out)
+		}
+	}
+}
