@@ -62,7 +62,8 @@ type Options struct {
 	MaxUncompressedSize uint64
 	// AllowNestedCompression lets compressed data hold more compressed
 	// data (a CCOB in a CCOB, or in a compressed OffloadBinary). Real tool
-	// chains never write that; by default it is refused.
+	// chains never write that; by default it is refused. (An NVIDIA fat
+	// binary's compressed entries are no such nesting: budget.Layer.)
 	AllowNestedCompression bool
 	// Consume promises that the callback is done with each image when it
 	// returns, so that decompressed data is released as soon as the images

@@ -26,8 +26,9 @@ type Options struct {
 	// total over all its compressed records and nesting levels; 0 means
 	// budget.DefaultLimit. Records past it are reported, not decoded.
 	MaxUncompressedSize uint64
-	// AllowNestedCompression decodes compressed data found inside
-	// compressed data; by default such data is reported, not decoded.
+	// AllowNestedCompression decodes compressed containers found inside
+	// compressed data; by default they are reported, not decoded (the rule,
+	// fat binaries' compressed entries included: budget.Layer).
 	AllowNestedCompression bool
 	// TempDir is where large compressed payloads are inflated.
 	TempDir string
