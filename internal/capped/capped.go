@@ -52,11 +52,11 @@ func (r Result) String() string {
 
 // Run runs prog with args in dir, its environment env, killing it once its
 // resident set passes maxRSS bytes or it runs longer than limit. Output
-// past 1 MiB is dropped.
+// past 16 MiB is dropped.
 func Run(dir string, env []string, maxRSS int64, limit time.Duration, prog string, args ...string) (Result, error) {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir, cmd.Env = dir, env
-	out := &capWriter{max: 1 << 20}
+	out := &capWriter{max: 16 << 20}
 	cmd.Stdout, cmd.Stderr = out, out
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

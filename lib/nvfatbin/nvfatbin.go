@@ -280,6 +280,7 @@ func ReadAll(r io.ReaderAt, size int64) ([]Entry, error) {
 // scan and is returned. A container found damaged stops it too, after fn
 // has seen the entries before the damage.
 func Scan(r io.ReaderAt, size int64, fn func(*Entry) error) error {
+	r = newReadAhead(r)
 	for pos := int64(0); pos < size; {
 		next, err := skipZeros(r, pos, size)
 		if err != nil || next >= size {
