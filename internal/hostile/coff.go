@@ -1,6 +1,9 @@
 package hostile
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // COFFSection is a section of COFFObject. Name is written as given when it
 // fits the 8-byte field (raw names such as "/4" or "//AAAAAE" included),
@@ -66,3 +69,30 @@ func COFFObject(machine uint16, opt int, big bool, secs []COFFSection) ([]byte, 
 
 // bigObjClassID is the class ID (UUID field) of a bigobj header.
 var bigObjClassID = []byte{0xc7, 0xa1, 0xba, 0xd1, 0xee, 0xba, 0xa9, 0x4b, 0xaf, 0x20, 0xfa, 0xf6, 0x6a, 0xa4, 0xdc, 0xb8}
+
+// COFFLongNames returns a COFF object (x86-64) of n sections, none with
+// contents, whose names all run to the end of one string table of
+// nameLen non-NUL bytes: section i's name is at offset 4+(i*stride mod
+// nameLen) of the table (written "//" and six base64 digits, which fit the
+// 8-byte field whatever the offset), so that each name is a long tail of
+// the table, a different one for a stride that is not 0. Readers that copy
+// names copy up to the whole table n times.
+func COFFLongNames(n, nameLen, stride int) []byte {
+	secs := []COFFSection{{Name: string(bytes.Repeat([]byte{'A'}, nameLen))}}
+	for i := 1; i < n; i++ {
+		secs = append(secs, COFFSection{Name: base64Offset(4 + (i*stride)%nameLen)})
+	}
+	b, _ := COFFObject(0x8664, 0, false, secs)
+	return b
+}
+
+// base64Offset writes a string table offset as a long section name of the
+// "//" form: six base64 digits, most significant first.
+func base64Offset(off int) string {
+	const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	b := []byte("//")
+	for shift := 30; shift >= 0; shift -= 6 {
+		b = append(b, digits[off>>shift&63])
+	}
+	return string(b)
+}

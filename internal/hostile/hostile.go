@@ -239,3 +239,24 @@ func SharedBundle(fanout, levels int, leaf []byte) []byte {
 	}
 	return inner
 }
+
+// BundleHeader returns the header of a binary bundle (clang-offload-
+// bundler's layout: the magic, the entry count, then per entry its
+// offset, size, ID length and ID, all little-endian u64) whose entries,
+// of the given sizes, follow the header back to back.
+func BundleHeader(ids []string, sizes []int64) []byte {
+	b := []byte("__CLANG_OFFLOAD_BUNDLE__")
+	b = le.AppendUint64(b, uint64(len(ids)))
+	off := int64(len(b))
+	for _, id := range ids {
+		off += 24 + int64(len(id))
+	}
+	for i, id := range ids {
+		b = le.AppendUint64(b, uint64(off))
+		b = le.AppendUint64(b, uint64(sizes[i]))
+		b = le.AppendUint64(b, uint64(len(id)))
+		b = append(b, id...)
+		off += sizes[i]
+	}
+	return b
+}

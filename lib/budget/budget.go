@@ -51,6 +51,10 @@ type Budget struct {
 	limit uint64
 	used  uint64
 	hint  string
+	// depth counts the compressed data being walked, nested allows
+	// containers inside it (see nesting.go).
+	depth  int
+	nested bool
 }
 
 // New returns a budget of limit bytes; 0 means DefaultLimit.
@@ -123,4 +127,17 @@ func (b *Budget) Check(n uint64) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.check(n)
+}
+
+// Fork returns a budget in b's state (what is used, the limit, the hint
+// and the nesting), charged separately from now on: a reader can try a
+// cheaper way through some data on the fork, then keep the fork or, if it
+// gives up, go on with b as it was.
+func (b *Budget) Fork() *Budget {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return &Budget{limit: b.limit, used: b.used, hint: b.hint, depth: b.depth, nested: b.nested}
 }

@@ -120,13 +120,18 @@ type router struct {
 
 	size  int64 // of the bundle, as the CCOB declares (the decoder enforces it)
 	state routeState
-	head  []byte // the bytes seen while gathering the header
+	bundleHead
+	pos  int64  // bundle offset of the next byte written
+	plan []span // assigned payloads, by offset
+	err  error  // an output error, reported as it is
+}
+
+// bundleHead gathers the binary bundle header at the start of a stream.
+type bundleHead struct {
+	head []byte // the bytes seen while gathering the header
 	// headerEnd's progress: records still to read, and where the next is.
 	counted       bool
 	records, hpos uint64
-	pos           int64  // bundle offset of the next byte written
-	plan          []span // assigned payloads, by offset
-	err           error  // an output error, reported as it is
 }
 
 // span is a payload and the output it goes to.
@@ -266,7 +271,7 @@ func (r *router) route(p []byte) error {
 // headerEnd returns the length of the binary bundle header at the start of
 // r.head, or false while r.head does not hold all of it. It resumes where
 // the last call stopped, so that a stream of tiny writes costs linear time.
-func (r *router) headerEnd() (int64, bool) {
+func (r *bundleHead) headerEnd() (int64, bool) {
 	const prefix = uint64(len(bundle.Magic) + 8)
 	b := r.head
 	if !r.counted {

@@ -166,6 +166,9 @@ func List(cfg *Config) error {
 		return err
 	}
 	defer src.Close()
+	if listHeaders(cfg, src) {
+		return nil
+	}
 	parts, err := decompressed(src, cfg)
 	if err != nil {
 		return err

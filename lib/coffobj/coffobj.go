@@ -154,7 +154,7 @@ type File struct {
 	name   string
 	table  []byte // the raw section table
 	tabOff int64
-	strtab []byte // with its size field; nil where LLVM would find none
+	strtab *stringTable // nil where LLVM would find none
 }
 
 // Open reads the header and section table of the COFF object in the size
@@ -225,9 +225,9 @@ func (f *File) read(at, n, off int64, what string) ([]byte, error) {
 	return b, nil
 }
 
-// stringTable returns the string table at at, with its size field, or nil
-// where LLVM would find none.
-func (f *File) stringTable(at int64) []byte {
+// stringTable returns the string table at at, or nil where LLVM would
+// find none.
+func (f *File) stringTable(at int64) *stringTable {
 	head, err := f.read(at, 4, at, "string table")
 	if err != nil {
 		return nil
@@ -236,7 +236,7 @@ func (f *File) stringTable(at int64) []byte {
 	if err != nil || len(b) < 4 || len(b) > 4 && b[len(b)-1] != 0 {
 		return nil
 	}
-	return b
+	return newStringTable(b)
 }
 
 // Section returns entry i (from 0) of the section table, its name
@@ -301,14 +301,13 @@ func (f *File) sectionName(field []byte, entry int64) (string, error) {
 	if !ok {
 		return "", &FormatError{File: f.name, Off: entry, Msg: "invalid section name"}
 	}
-	if len(f.strtab) <= 4 {
+	if f.strtab == nil || f.strtab.len() <= 4 {
 		return "", &FormatError{File: f.name, Off: entry, Msg: "string table empty"}
 	}
-	if at >= uint64(len(f.strtab)) {
+	if at >= uint64(f.strtab.len()) {
 		return "", f.eof(entry, "section name")
 	}
-	str, _, _ := strings.Cut(string(f.strtab[at:]), "\x00")
-	return str, nil
+	return f.strtab.at(int(at)), nil
 }
 
 // decodeBase64Offset decodes the "//" form of a long section name: up to

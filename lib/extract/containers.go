@@ -61,20 +61,16 @@ func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int
 		return fmt.Errorf("compressed bundles: %w", err)
 	}
 	for off := int64(0); off < size; {
-		tmp, err := w.tempFile()
+		rec, at := io.NewSectionReader(r, off, size-off), with(where, fmt.Sprintf("ccob@%d", off))
+		used, listed, err := w.listRecord(rec, size-off, at, depth, fn)
 		if err != nil {
 			return err
 		}
-		h, used, err := ccob.Decompress(tmp, io.NewSectionReader(r, off, size-off), size-off,
-			ccob.ReaderOptions{MaxUncompressedSize: w.budget.Limit(), Budget: w.budget})
-		if err != nil {
-			return fmt.Errorf("compressed bundle at offset %d: %w", off, err)
+		if !listed {
+			if used, err = w.inflateRecord(rec, off, size-off, at, depth, fn); err != nil {
+				return err
+			}
 		}
-		name := fmt.Sprintf("ccob@%d", off)
-		if err := w.any(tmp, int64(h.UncompressedSize), with(where, name), depth+1, fn); err != nil {
-			return err
-		}
-		w.release(tmp)
 		if off, err = ccob.SkipPadding(r, off+used, size); err != nil {
 			return err
 		}
@@ -83,6 +79,25 @@ func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int
 		}
 	}
 	return nil
+}
+
+// inflateRecord decompresses the compressed record at the start of r (at
+// offset off of its container) into a temporary file and walks it; it
+// returns the input bytes the record spans.
+func (w *Walker) inflateRecord(r io.ReaderAt, off, size int64, where []string, depth int, fn func(*Image) error) (int64, error) {
+	tmp, err := w.tempFile()
+	if err != nil {
+		return 0, err
+	}
+	h, used, err := ccob.Decompress(tmp, r, size, ccob.ReaderOptions{MaxUncompressedSize: w.budget.Limit(), Budget: w.budget})
+	if err != nil {
+		return 0, fmt.Errorf("compressed bundle at offset %d: %w", off, err)
+	}
+	if err := w.any(tmp, int64(h.UncompressedSize), where, depth+1, fn); err != nil {
+		return 0, err
+	}
+	w.release(tmp)
+	return used, nil
 }
 
 func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
+	"github.com/rules-offload/rules_offload/lib/ccob"
 )
 
 const hipSource = `#define __device__ __attribute__((device))
@@ -203,6 +205,15 @@ func FuzzWalk(f *testing.F) {
 	f.Add(hostile.CCOB(hostile.CCOB([]byte("x"), 0), 0))
 	f.Add(hostile.OffloadBinaryBomb(4096, "gfx906"))
 	f.Add(coffWith([]string{".llvm.offloading"}, [][]byte{coffPackage(f)}))
+	// Issue 27's, small: long COFF names, LZ4 fat binary entries in a
+	// CCOB, a record declaring far more than its bundle header.
+	f.Add(hostile.CCOBZlib(hostile.COFFLongNames(20, 4096, 0)))
+	f.Add(hostile.CCOBZlib(hostile.NVFatbin([]hostile.NVEntry{
+		{Kind: 1, Arch: 80, Header: 72, Payload: hostile.LZ4Literals([]byte("ptx\x00")), Inflated: 4},
+		{Kind: 1, Arch: 80, Header: 1024, LongStrings: true, Payload: []byte("x\x00")},
+	})))
+	ids := []string{"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906"}
+	f.Add(hostile.CCOB(hostile.BundleHeader(ids, []int64{0, 1 << 19}), 1<<19))
 	walk := func(t *testing.T, data []byte) ([]string, error) {
 		w := NewWalker(Options{MaxUncompressedSize: 1 << 20, TempDir: t.TempDir()})
 		defer w.Close()
@@ -226,5 +237,27 @@ func FuzzWalk(f *testing.F) {
 		if (err1 == nil) != (err2 == nil) || !slices.Equal(first, again) {
 			t.Fatalf("two walks differ: %v (%v) then %v (%v)", first, err1, again, err2)
 		}
+		// A listing (SizesOnly: compressed records decoded only as far as
+		// it reads) finds what the walk finds, but for what it does not
+		// decode: the hash of a record it lists from its header.
+		listed, err3 := walkSizes(t, data)
+		if errors.Is(err1, ccob.ErrHashMismatch) {
+			return
+		}
+		if (err1 == nil) != (err3 == nil) || err1 == nil && !slices.Equal(first, listed) {
+			t.Fatalf("the walk and the listing differ: %v (%v) and %v (%v)", first, err1, listed, err3)
+		}
 	})
+}
+
+// walkSizes is FuzzWalk's walk for sizes only, reading no image.
+func walkSizes(t *testing.T, data []byte) ([]string, error) {
+	w := NewWalker(Options{MaxUncompressedSize: 1 << 20, TempDir: t.TempDir(), SizesOnly: true})
+	defer w.Close()
+	var got []string
+	err := w.Walk(bytes.NewReader(data), int64(len(data)), "fuzz", func(im *Image) error {
+		got = append(got, fmt.Sprintf("%v %s %d", im.Where, im.TargetID, im.Size))
+		return nil
+	})
+	return got, err
 }

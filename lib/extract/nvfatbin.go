@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -14,28 +15,35 @@ import (
 // compress PTX by default) are inflated into temporary files, as CCOBs
 // are: their declared sizes together are checked against the input's
 // budget before the first is decoded, and each is charged to it before
-// it is.
+// it is. The entries are read twice, one at a time (nvfatbin.Scan), never
+// held: once to check them all and sum what they declare, once to hand
+// them on.
 func (w *Walker) nvFatbin(r io.ReaderAt, size int64, where []string, fn func(*Image) error) error {
-	es, err := nvfatbin.ReadAll(r, size)
+	declared := uint64(0)
+	err := nvfatbin.Scan(r, size, func(e *nvfatbin.Entry) error {
+		if e.Compressed {
+			declared += uint64(e.UncompressedSize)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	declared := uint64(0)
-	for i := range es {
-		if es[i].Compressed {
-			declared += uint64(es[i].UncompressedSize)
-		}
 	}
 	if err := w.budget.Check(declared); err != nil {
 		return fmt.Errorf("compressed fat binary entries: %w", err)
 	}
-	for i := range es {
-		if err := w.nvEntry(r, &es[i], with(where, fmt.Sprintf("entry %d", i)), fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	i := 0
+	return nvfatbin.Scan(r, size, func(e *nvfatbin.Entry) error {
+		i++
+		return w.nvEntry(r, e, with(where, fmt.Sprintf("entry %d", i-1)), fn)
+	})
 }
+
+// inflateInMemory is the largest compressed entry inflated into memory
+// rather than a temporary file: a file per entry costs a file descriptor
+// and a few system calls each, which a fat binary of many small entries
+// (one every 80 bytes) multiplies.
+const inflateInMemory = 64 << 10
 
 func (w *Walker) nvEntry(r io.ReaderAt, e *nvfatbin.Entry, where []string, fn func(*Image) error) error {
 	kind := offloadbin.ImagePTX
@@ -52,6 +60,14 @@ func (w *Walker) nvEntry(r io.ReaderAt, e *nvfatbin.Entry, where []string, fn fu
 	}
 	if err := w.budget.Reserve(uint64(e.UncompressedSize)); err != nil {
 		return err
+	}
+	if e.UncompressedSize <= inflateInMemory {
+		var b bytes.Buffer
+		if err := e.Inflate(r, &b); err != nil {
+			return err
+		}
+		im.Size, im.data = e.ImageSize(bytes.NewReader(b.Bytes()), int64(b.Len())), bytes.NewReader(b.Bytes())
+		return fn(im)
 	}
 	tmp, err := w.tempFile()
 	if err != nil {

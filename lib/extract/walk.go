@@ -67,13 +67,18 @@ type Options struct {
 	MaxUncompressedSize uint64
 	// AllowNestedCompression lets compressed data hold more compressed
 	// data (a CCOB in a CCOB, or in a compressed OffloadBinary). Real tool
-	// chains never write that; by default it is refused.
+	// chains never write that; by default it is refused. (An NVIDIA fat
+	// binary's compressed entries are no such nesting: budget.Layer.)
 	AllowNestedCompression bool
 	// Consume promises that the callback is done with each image when it
 	// returns, so that decompressed data is released as soon as the images
 	// in it have been handed on instead of when the walker is closed.
 	Consume bool
-	TempDir string // where compressed payloads are decompressed
+	// SizesOnly promises that the callback never reads the images' bytes
+	// (a listing: names, targets, sizes), so that a compressed record is
+	// decoded only as far as that needs (see listRecord).
+	SizesOnly bool
+	TempDir   string // where compressed payloads are decompressed
 	// Repeated, if set, hears of each container met again (see
 	// shared.go): where it is now, and where it was walked.
 	Repeated func(where, first []string)
@@ -81,12 +86,11 @@ type Options struct {
 
 // Walker walks containers; Close removes its temporary files.
 type Walker struct {
-	opt       Options
-	tmps      []*os.File
-	closer    []func()
-	budget    *budget.Budget // of the input being walked
-	inflated  uint64         // by the walks before this one
-	inflating int            // compressed containers the walk is inside
+	opt      Options
+	tmps     []*os.File
+	closer   []func()
+	budget   *budget.Budget // of the input being walked; counts the compressed data the walk is inside
+	inflated uint64         // by the walks before this one
 	// What was walked and handed on, by payload (see shared.go).
 	containers map[payload][]string
 	images     map[payload]*Image
@@ -123,8 +127,11 @@ func (w *Walker) Close() {
 // names where it was found.
 func (w *Walker) Walk(r io.ReaderAt, size int64, name string, fn func(*Image) error) error {
 	w.inflated += w.budget.Used()
-	w.budget, w.inflating = budget.New(w.opt.MaxUncompressedSize), 0
+	w.budget = budget.New(w.opt.MaxUncompressedSize)
 	w.budget.SetHint("raise the limit with --max-uncompressed-size")
+	if w.opt.AllowNestedCompression {
+		w.budget.AllowNested()
+	}
 	return w.any(r, size, []string{name}, 0, fn)
 }
 
@@ -149,27 +156,19 @@ func (w *Walker) release(f *os.File) {
 	w.tmps = slices.DeleteFunc(w.tmps, func(t *os.File) bool { return t == f })
 }
 
-// ErrNested is returned for compressed data inside compressed data, unless
-// Options.AllowNestedCompression.
-var ErrNested = errors.New("compressed data inside compressed data: refused " +
-	"(real tool chains do not nest compression; --allow-nested-compression reads it)")
+// ErrNested is returned for a compressed container inside compressed data,
+// unless Options.AllowNestedCompression (the rule: budget.Layer).
+var ErrNested = budget.ErrNested
 
-// refuseNested reports whether compressed data found now must be refused.
-func (w *Walker) refuseNested() bool {
-	return w.inflating > 0 && !w.opt.AllowNestedCompression
-}
+// refuseNested reports whether a compressed container found now must be
+// refused.
+func (w *Walker) refuseNested() bool { return w.budget.Refuses(budget.Container) }
 
 // enterCompressed counts one more level of compressed data, refusing
 // compressed data inside compressed data unless allowed; leave undoes it.
-func (w *Walker) enterCompressed() error {
-	if w.refuseNested() {
-		return ErrNested
-	}
-	w.inflating++
-	return nil
-}
+func (w *Walker) enterCompressed() error { return w.budget.Enter(budget.Container) }
 
-func (w *Walker) leaveCompressed() { w.inflating-- }
+func (w *Walker) leaveCompressed() { w.budget.Leave() }
 
 func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	if depth > w.opt.MaxDepth {

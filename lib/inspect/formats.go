@@ -11,6 +11,7 @@ import (
 
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/bitcode"
+	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
@@ -98,12 +99,12 @@ func (w *walker) offloadBinaries(n *Node, v view, depth int) {
 	// at one section's, not the input's.
 	defer w.closeTempsFrom(len(w.temps))
 	opts := []offloadbin.Option{offloadbin.WithBudget(w.budget), offloadbin.WithSpill(w.spill)}
-	if w.refuseNested() {
+	if w.budget.Refuses(budget.Container) {
 		opts = append(opts, offloadbin.RefuseCompressed()) // found before inflating
 	}
 	ims, err := offloadbin.ReadAll(v.r, v.size, opts...)
 	if errors.Is(err, offloadbin.ErrCompressed) {
-		err = fmt.Errorf("%w: %v", errNested, err)
+		err = fmt.Errorf("%w: %v", budget.ErrNested, err)
 	}
 	if err != nil {
 		fail(n, v, err)
@@ -308,16 +309,15 @@ func leafKind(head []byte) (string, string) {
 // optional zero padding between them, as in .hip_fatbin sections).
 func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
 	n.Format = "ccob"
-	if w.refuseNested() {
-		fail(n, v, errNested)
+	if err := w.budget.Enter(budget.Container); err != nil {
+		fail(n, v, err)
 		return n
 	}
+	defer w.budget.Leave()
 	if err := w.budget.Check(ccob.DeclaredSize(v.r, v.size)); err != nil {
 		fail(n, v, fmt.Errorf("compressed bundles: %w", err))
 		return n
 	}
-	w.inflating++
-	defer func() { w.inflating-- }()
 	w.compressed(n, v, depth)
 	if n.Error != "" || n.Size >= v.size {
 		return n
@@ -346,8 +346,9 @@ func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
 	return seq
 }
 
-// compressed decompresses a CCOB into a bounded prefix (hashing all of it)
-// and looks inside the prefix. Concatenated CCOBs become siblings.
+// compressed decompresses a CCOB, hashing all of it and keeping a bounded
+// prefix, and looks inside (see payload). Concatenated CCOBs become
+// siblings.
 func (w *walker) compressed(n *Node, v view, depth int) {
 	n.Format = "ccob"
 	h, err := ccob.ParseHeader(v.head(64))
@@ -355,6 +356,7 @@ func (w *walker) compressed(n *Node, v view, depth int) {
 		fail(n, v, err)
 		return
 	}
+	defer w.closeTempsFrom(len(w.temps))
 	keep := &prefixWriter{max: w.opt.KeepCompressed}
 	_, used, err := ccob.Decompress(keep, v.r, v.size, ccob.ReaderOptions{MaxUncompressedSize: w.budget.Limit(), Budget: w.budget})
 	hashOK := err == nil
@@ -380,12 +382,7 @@ func (w *walker) compressed(n *Node, v view, depth int) {
 		n.Error = fmt.Sprintf("at offset %d (%s): hash mismatch: the payload does not match the stored truncated MD5 %s", v.base, v.space, n.Compression.Hash)
 	}
 	w.ccobs++
-	inner := view{r: bytes.NewReader(keep.buf), size: int64(len(keep.buf)), space: fmt.Sprintf("decompressed#%d", w.ccobs)}
-	c := w.node(inner, depth+1)
-	if int64(len(keep.buf)) < int64(h.UncompressedSize) && c.Error != "" {
-		c.Error += fmt.Sprintf(" (only the first %d bytes of the payload were kept)", len(keep.buf))
-	}
-	n.Children = append(n.Children, c)
+	n.Children = append(n.Children, w.payload(v, h, keep.buf, fmt.Sprintf("decompressed#%d", w.ccobs), depth))
 }
 
 // prefixWriter keeps the first max bytes written to it and counts the rest.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
 	"github.com/rules-offload/rules_offload/lib/ir"
 )
@@ -234,10 +235,45 @@ func FuzzInspect(f *testing.F) {
 	f.Add([]byte("\n// __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\nx\n// __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n"))
 	coff, _ := coffWith([]string{".llvm.offloading"}, [][]byte{coffPackage(f)})
 	f.Add(coff)
+	// Issue 27's hostile inputs, small.
+	f.Add(hostile.CCOBZlib(hostile.COFFLongNames(20, 4096, 0)))
+	f.Add(hostile.CCOBZlib(hostile.NVFatbin([]hostile.NVEntry{
+		{Kind: 1, Arch: 80, Header: 72, Payload: hostile.LZ4Literals([]byte("ptx\x00")), Inflated: 4},
+		{Kind: 1, Arch: 80, Header: 1024, LongStrings: true, Payload: []byte("x\x00")},
+	})))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := Inspect(bytes.NewReader(data), int64(len(data)), "fuzz", Options{MaxUncompressedSize: 1 << 20, KeepCompressed: 1 << 16})
 		if _, err := json.Marshal(n); err != nil {
 			t.Fatal(err)
 		}
 	})
+}
+
+// A compressed bundle larger than the prefix kept in memory is read
+// whole: the walk of the prefix reads past it, and the record is decoded
+// again into a temporary file (issue 27, row 8).
+func TestCompressedBundleLargerThanPrefix(t *testing.T) {
+	ids := []string{"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a"}
+	elf := append([]byte("\x7fELF\x02\x01\x01"), make([]byte, 57)...)
+	body := append(hostile.BundleHeader(ids, []int64{0, 10000, int64(len(elf))}), make([]byte, 10000)...)
+	in := hostile.CCOBZlib(append(body, elf...))
+	for _, keep := range []int{1 << 16, 4096} {
+		n := Inspect(bytes.NewReader(in), int64(len(in)), "in", Options{KeepCompressed: keep, TempDir: t.TempDir()})
+		var errs []string
+		var walk func(*Node)
+		walk = func(n *Node) {
+			if n.Error != "" {
+				errs = append(errs, n.Error)
+			}
+			for _, c := range n.Children {
+				walk(c)
+			}
+		}
+		walk(n)
+		b := n.Children[0]
+		if len(errs) != 0 || b.Format != "bundle" || len(b.Children) != 3 || b.Children[2].Format != "elf" {
+			out, _ := json.Marshal(n)
+			t.Errorf("keep %d: errors %q, tree %s", keep, errs, out)
+		}
+	}
 }

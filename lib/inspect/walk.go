@@ -26,13 +26,15 @@ type Options struct {
 	// total over all its compressed records and nesting levels; 0 means
 	// budget.DefaultLimit. Records past it are reported, not decoded.
 	MaxUncompressedSize uint64
-	// AllowNestedCompression decodes compressed data found inside
-	// compressed data; by default such data is reported, not decoded.
+	// AllowNestedCompression decodes compressed containers found inside
+	// compressed data; by default they are reported, not decoded (the rule,
+	// fat binaries' compressed entries included: budget.Layer).
 	AllowNestedCompression bool
-	// TempDir is where large compressed OffloadBinaries are inflated.
+	// TempDir is where large compressed payloads are inflated.
 	TempDir string
 	// KeepCompressed is how many leading bytes of each decompressed payload
-	// are kept to look inside it; the rest is only hashed. 0 means 16 MiB.
+	// are kept in memory to look inside; a payload whose walk needs more is
+	// decoded again into an unlinked file in TempDir. 0 means 16 MiB.
 	KeepCompressed int
 }
 
@@ -63,6 +65,9 @@ func Inspect(r io.ReaderAt, size int64, name string, opt Options) *Node {
 	}
 	w := &walker{opt: opt, budget: budget.New(opt.MaxUncompressedSize)}
 	w.budget.SetHint("raise the limit with --max-uncompressed-size")
+	if opt.AllowNestedCompression {
+		w.budget.AllowNested()
+	}
 	defer w.closeTemps()
 	n := w.node(view{r: r, size: size, space: "file"}, 0)
 	n.Name = name
@@ -93,12 +98,13 @@ func (v view) head(n int) []byte {
 }
 
 type walker struct {
-	opt       Options
-	ccobs     int
-	budget    *budget.Budget
-	inflating int        // compressed containers the walk is inside
-	temps     []*os.File // spilled OffloadBinaries, closed once described
-	seen      map[payload]*Node
+	opt    Options
+	ccobs  int
+	budget *budget.Budget // also counts the compressed data the walk is inside
+	temps  []*os.File     // spilled OffloadBinaries, closed once described
+	seen   map[payload]*Node
+	// The keys of seen in the order they were added (forgetSince).
+	seenOrder []payload
 }
 
 // spill returns an unlinked temporary file for a large compressed
@@ -121,15 +127,6 @@ func (w *walker) closeTempsFrom(n int) {
 		f.Close()
 	}
 	w.temps = w.temps[:n]
-}
-
-// errNested is reported for compressed data inside compressed data.
-var errNested = errors.New("compressed data inside compressed data: not decoded " +
-	"(real tool chains do not nest compression; --allow-nested-compression looks inside)")
-
-// refuseNested reports whether compressed data found now is left alone.
-func (w *walker) refuseNested() bool {
-	return w.inflating > 0 && !w.opt.AllowNestedCompression
 }
 
 // node recognises the bytes of v and describes them.

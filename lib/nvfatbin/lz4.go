@@ -74,7 +74,10 @@ func DecompressTo(w io.Writer, src []byte, size int64) error {
 // decompressTo is DecompressTo writing out whenever it holds flush bytes
 // (at least window): tests flush often to reach that path with small data.
 func decompressTo(w io.Writer, src []byte, size int64, flush int) error {
-	d := &decoder{w: w, size: size, flushAt: max(flush, window), buf: make([]byte, 0, min(size, int64(flush))+window)}
+	flush = max(flush, window)
+	// buf never holds more than the output, nor more than flush bytes and
+	// a window's worth: a small entry gets a small buffer.
+	d := &decoder{w: w, size: size, flushAt: flush, buf: make([]byte, 0, max(0, min(size, int64(flush)+window)))}
 	if err := d.run(src); err != nil {
 		return err
 	}

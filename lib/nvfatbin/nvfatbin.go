@@ -96,8 +96,8 @@ type Entry struct {
 	// "ptxasOptions".
 	Ident, PTXASOptions string
 	// Header is the entry header as stored, fields this package does not
-	// interpret included.
-	Header []byte
+	// interpret included; Ident and PTXASOptions are slices of it.
+	Header string
 }
 
 // ArchName is "sm_80" for an entry of Arch 80.
@@ -124,39 +124,57 @@ func IsFatbin(b []byte) bool {
 }
 
 // Read parses the container at offset off of r, whose size is size, and
-// returns its entries and the container's size.
+// returns its entries and the container's size. It holds every entry:
+// readers of inputs of any size use Scan.
 func Read(r io.ReaderAt, off, size int64) ([]Entry, int64, error) {
+	var entries []Entry
+	n, err := scan(r, off, size, func(e *Entry) error {
+		entries = append(entries, *e)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return entries, n, nil
+}
+
+// scan calls fn for each entry of the container at offset off of r, in
+// order, and returns the container's size. Each entry is read when its
+// turn comes, so memory holds one entry header (at most entryMax bytes)
+// whatever the container's size.
+func scan(r io.ReaderAt, off, size int64, fn func(*Entry) error) (int64, error) {
 	var h [headerSize]byte
 	if size-off < headerSize {
-		return nil, 0, &FormatError{off, "truncated header"}
+		return 0, &FormatError{off, "truncated header"}
 	}
 	if _, err := r.ReadAt(h[:], off); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	le := binary.LittleEndian
 	switch {
 	case le.Uint32(h[:]) != Magic:
-		return nil, 0, &FormatError{off, "bad magic"}
+		return 0, &FormatError{off, "bad magic"}
 	case le.Uint16(h[4:]) != 1:
-		return nil, 0, &FormatError{off + 4, fmt.Sprintf("unknown version %d", le.Uint16(h[4:]))}
+		return 0, &FormatError{off + 4, fmt.Sprintf("unknown version %d", le.Uint16(h[4:]))}
 	case le.Uint16(h[6:]) != headerSize:
-		return nil, 0, &FormatError{off + 6, fmt.Sprintf("unknown header size %d", le.Uint16(h[6:]))}
+		return 0, &FormatError{off + 6, fmt.Sprintf("unknown header size %d", le.Uint16(h[6:]))}
 	}
 	body := le.Uint64(h[8:])
 	if body > uint64(size-off-headerSize) {
-		return nil, 0, &FormatError{off + 8, fmt.Sprintf("entries of %d bytes run past the end of the input", body)}
+		return 0, &FormatError{off + 8, fmt.Sprintf("entries of %d bytes run past the end of the input", body)}
 	}
 	end := off + headerSize + int64(body)
-	var entries []Entry
 	for pos := off + headerSize; pos < end; {
 		e, next, err := readEntry(r, pos, end)
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
-		entries = append(entries, e)
+		if err := fn(&e); err != nil {
+			return 0, err
+		}
 		pos = next
 	}
-	return entries, end - off, nil
+	return end - off, nil
 }
 
 // readEntry parses the entry at pos, which must end by end, and returns it
@@ -181,16 +199,17 @@ func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
 	case payload > uint64(end-pos-hs):
 		return Entry{}, 0, &FormatError{pos + 8, fmt.Sprintf("payload of %d bytes runs past the container", payload)}
 	}
-	hdr := make([]byte, hs)
-	if _, err = r.ReadAt(hdr, pos); err != nil {
+	buf := make([]byte, hs)
+	if _, err = r.ReadAt(buf, pos); err != nil {
 		return Entry{}, 0, err
 	}
+	hdr := string(buf) // one copy; the strings in it are slices of it
 	e := Entry{
-		Kind:   Kind(le.Uint16(hdr)),
-		Minor:  int(le.Uint16(hdr[24:])),
-		Major:  int(le.Uint16(hdr[26:])),
-		Arch:   int(le.Uint32(hdr[28:])),
-		Flags:  le.Uint64(hdr[40:]),
+		Kind:   Kind(le.Uint16(buf)),
+		Minor:  int(le.Uint16(buf[24:])),
+		Major:  int(le.Uint16(buf[26:])),
+		Arch:   int(le.Uint32(buf[28:])),
+		Flags:  le.Uint64(buf[40:]),
 		Offset: pos + hs,
 		Size:   int64(payload),
 		Header: hdr,
@@ -198,7 +217,7 @@ func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
 	if e.Ident, err = headerString(hdr, 32, pos); err != nil {
 		return Entry{}, 0, err
 	}
-	if opts := int64(le.Uint32(hdr[20:])); opts != 0 {
+	if opts := int64(le.Uint32(buf[20:])); opts != 0 {
 		if opts < entryMin || opts > hs-8 {
 			return Entry{}, 0, &FormatError{pos + 20, fmt.Sprintf("options pointer at %d outside the entry header", opts)}
 		}
@@ -207,12 +226,12 @@ func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
 		}
 	}
 	e.UncompressedSize = e.Size
-	if compressed := int64(le.Uint32(hdr[16:])); e.Flags&FlagCompressed != 0 || compressed != 0 {
+	if compressed := int64(le.Uint32(buf[16:])); e.Flags&FlagCompressed != 0 || compressed != 0 {
 		if compressed > e.Size {
 			return Entry{}, 0, &FormatError{pos + 16, fmt.Sprintf("compressed size %d larger than the payload (%d)", compressed, e.Size)}
 		}
 		e.Compressed, e.Size = true, compressed
-		u := le.Uint64(hdr[56:])
+		u := le.Uint64(buf[56:])
 		if u > MaxRatio*uint64(compressed)+16 {
 			return Entry{}, 0, &FormatError{pos + 56, fmt.Sprintf("%d compressed bytes cannot inflate to the %d declared", compressed, u)}
 		}
@@ -223,36 +242,57 @@ func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
 
 // headerString reads the string whose offset and length, counted from
 // the entry's start, are at hdr[at:]; no offset is no string.
-func headerString(hdr []byte, at, pos int64) (string, error) {
-	le := binary.LittleEndian
-	off, n := int64(le.Uint32(hdr[at:])), int64(le.Uint32(hdr[at+4:]))
+func headerString(hdr string, at, pos int64) (string, error) {
+	off, n := int64(u32(hdr, at)), int64(u32(hdr, at+4))
 	switch {
 	case off == 0:
 		return "", nil
 	case off < entryMin || off > int64(len(hdr)) || n > int64(len(hdr))-off:
 		return "", &FormatError{pos + at, fmt.Sprintf("string of %d bytes at %d outside the %d-byte entry header", n, off, len(hdr))}
 	}
-	return string(hdr[off : off+n]), nil
+	return hdr[off : off+n], nil
+}
+
+// u32 is the little-endian word at s[at:].
+func u32(s string, at int64) uint32 {
+	return uint32(s[at]) | uint32(s[at+1])<<8 | uint32(s[at+2])<<16 | uint32(s[at+3])<<24
 }
 
 // ReadAll parses the containers stored back to back in r, as in a linked
 // program's .nv_fatbin section; zero bytes between and after them are
-// padding.
+// padding. It holds every entry: readers of inputs of any size use Scan.
 func ReadAll(r io.ReaderAt, size int64) ([]Entry, error) {
 	var all []Entry
+	err := Scan(r, size, func(e *Entry) error {
+		all = append(all, *e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// Scan calls fn for each entry of the containers stored back to back in
+// r, as ReadAll reads them, one at a time: memory holds one entry, not
+// all of them (a hostile container packs an entry header in every 72
+// bytes, or a megabyte of strings in each). An error from fn stops the
+// scan and is returned. A container found damaged stops it too, after fn
+// has seen the entries before the damage.
+func Scan(r io.ReaderAt, size int64, fn func(*Entry) error) error {
+	r = newReadAhead(r)
 	for pos := int64(0); pos < size; {
 		next, err := skipZeros(r, pos, size)
 		if err != nil || next >= size {
-			return all, err
+			return err
 		}
-		es, n, err := Read(r, next, size)
+		n, err := scan(r, next, size, fn)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		all = append(all, es...)
 		pos = next + n
 	}
-	return all, nil
+	return nil
 }
 
 func skipZeros(r io.ReaderAt, pos, size int64) (int64, error) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
@@ -182,6 +183,13 @@ func TestReadRejects(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add([]byte{0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add(seedFatbin())
+	// Issue 27's hostile containers, small: long strings in large headers,
+	// and many LZ4-compressed entries.
+	f.Add(hostile.NVFatbin([]hostile.NVEntry{{Kind: 1, Arch: 80, Header: 4096, LongStrings: true, Payload: []byte("x\x00")}}))
+	f.Add(hostile.NVFatbin([]hostile.NVEntry{
+		{Kind: 1, Arch: 80, Header: 72, Payload: hostile.LZ4Literals([]byte("ptx\x00")), Inflated: 4},
+		{Kind: 2, Arch: 70, Header: 72, Payload: hostile.LZ4Literals([]byte("\x7fELF")), Inflated: 4},
+	}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		es, err := ReadAll(bytes.NewReader(b), int64(len(b)))
 		if err != nil {

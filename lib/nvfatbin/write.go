@@ -1,8 +1,10 @@
 package nvfatbin
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 )
 
 // Image is one entry to write: a cubin (KindELF) for sm_Arch, or PTX text
@@ -13,6 +15,11 @@ type Image struct {
 	Arch int
 	Data []byte
 	Name string // the file it came from, for errors
+	// R and Size give a cubin's bytes when Data is nil: the cubin is then
+	// copied into the output as it is written (WriteTo), never held in
+	// memory, unless it is to be compressed (see MaxCompressed).
+	R    io.ReaderAt
+	Size int64
 }
 
 // WriteOptions are fatbinary's options that change what it writes.
@@ -63,35 +70,81 @@ func (e *ImageError) Error() string { return fmt.Sprintf("nvfatbin: %s: %s", e.N
 // what CUDA 11.8's `fatbinary --create` writes for the same images and
 // options.
 func Write(images []Image, opt WriteOptions) ([]byte, error) {
-	out := make([]byte, headerSize, headerSize+totalSize(images))
+	var b bytes.Buffer
+	if err := WriteTo(&b, images, opt); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteTo writes the fat binary of images to w, as Write returns it.
+// Cubins given by a reader (Image.R) and stored as they are go from the
+// reader to w, so memory holds the compressed entries, not the images.
+func WriteTo(w io.Writer, images []Image, opt WriteOptions) error {
+	entries := make([]planned, len(images))
+	body := int64(0)
 	for i := range images {
-		e, err := entry(&images[i], &opt)
+		e, err := plan(&images[i], &opt)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, e...)
+		entries[i] = e
+		body += int64(len(e.head)) + int64(pad8(int(e.size)))
 	}
+	var h [headerSize]byte
 	le := binary.LittleEndian
-	le.PutUint32(out, Magic)
-	le.PutUint16(out[4:], 1)
-	le.PutUint16(out[6:], headerSize)
-	le.PutUint64(out[8:], uint64(len(out)-headerSize))
-	return out, nil
-}
-
-func totalSize(images []Image) int {
-	n := 0
-	for i := range images {
-		n += entryHeaderSize + 64 + len(images[i].Data) + 8
+	le.PutUint32(h[:], Magic)
+	le.PutUint16(h[4:], 1)
+	le.PutUint16(h[6:], headerSize)
+	le.PutUint64(h[8:], uint64(body))
+	if _, err := w.Write(h[:]); err != nil {
+		return err
 	}
-	return n
+	for _, e := range entries {
+		if err := e.writeTo(w); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// entry lays out one entry: header, the strings it points to, payload.
-func entry(im *Image, opt *WriteOptions) ([]byte, error) {
+// planned is an entry ready to write: its header, then size bytes of
+// payload from data or, for a cubin stored as is, from stream; then the
+// padding to 8.
+type planned struct {
+	head   []byte
+	data   []byte
+	stream *io.SectionReader
+	size   int64
+}
+
+func (e *planned) writeTo(w io.Writer) error {
+	if _, err := w.Write(e.head); err != nil {
+		return err
+	}
+	var err error
+	if e.stream != nil {
+		var n int64
+		n, err = io.Copy(w, e.stream)
+		if err == nil && n != e.size {
+			err = io.ErrUnexpectedEOF
+		}
+	} else {
+		_, err = w.Write(e.data)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(make([]byte, pad8(int(e.size))-int(e.size)))
+	return err
+}
+
+// plan lays out one entry: header, the strings it points to, and where
+// its payload comes from.
+func plan(im *Image, opt *WriteOptions) (planned, error) {
 	payload, major, minor, err := prepare(im, opt)
 	if err != nil {
-		return nil, err
+		return planned{}, err
 	}
 	flags := uint64(FlagLinux)
 	if !opt.Bits32 {
@@ -103,13 +156,25 @@ func entry(im *Image, opt *WriteOptions) ([]byte, error) {
 	if opt.CUDA {
 		flags |= FlagProducer
 	}
-	uncompressed := len(payload)
+	e := planned{data: payload, size: int64(len(payload))}
+	if payload == nil { // a cubin from a reader
+		e.size = im.Size
+	}
+	uncompressed := e.size
 	compressed := 0
-	if opt.CompressAll || !opt.NoCompress && (im.Kind == KindPTX || opt.Debug) {
-		if payload, err = Compress(payload); err != nil {
-			return nil, &ImageError{im.Name, err.Error()}
+	if compresses(im.Kind, e.size, opt) {
+		if payload == nil {
+			if payload, err = readAll(im); err != nil {
+				return planned{}, err
+			}
 		}
+		if payload, err = Compress(payload); err != nil {
+			return planned{}, &ImageError{im.Name, err.Error()}
+		}
+		e.data, e.size = payload, int64(len(payload))
 		compressed, flags = len(payload), flags|FlagCompressed
+	} else if payload == nil {
+		e.stream = io.NewSectionReader(im.R, 0, im.Size)
 	}
 
 	// The header's tail: for PTX, the offset and size of the ptxas
@@ -132,12 +197,12 @@ func entry(im *Image, opt *WriteOptions) ([]byte, error) {
 		h = appendString(h, opt.Ident)
 	}
 	if len(h) > entryMax {
-		return nil, &ImageError{im.Name, fmt.Sprintf("identifier and ptxas options make a %d-byte entry header, over the %d a reader takes", len(h), entryMax)}
+		return planned{}, &ImageError{im.Name, fmt.Sprintf("identifier and ptxas options make a %d-byte entry header, over the %d a reader takes", len(h), entryMax)}
 	}
 	le.PutUint16(h[0:], uint16(im.Kind))
 	le.PutUint16(h[2:], 0x0101)
 	le.PutUint32(h[4:], uint32(len(h)))
-	le.PutUint64(h[8:], uint64(pad8(len(payload))))
+	le.PutUint64(h[8:], uint64(pad8(int(e.size))))
 	le.PutUint32(h[16:], uint32(compressed))
 	le.PutUint16(h[24:], uint16(minor))
 	le.PutUint16(h[26:], uint16(major))
@@ -146,8 +211,36 @@ func entry(im *Image, opt *WriteOptions) ([]byte, error) {
 	if compressed != 0 {
 		le.PutUint64(h[56:], uint64(uncompressed))
 	}
-	h = append(h, payload...)
-	return append(h, make([]byte, pad8(len(payload))-len(payload))...), nil
+	e.head = h
+	return e, nil
+}
+
+// LargeCubin is the size over which CUDA 11.8's fatbinary compresses a
+// cubin even without -g or --compress-all (unless --compress=false):
+// 10,000,000 bytes stored as is, 10,000,001 compressed, whatever the
+// bytes (checked live by tests/fatbin TestFatbinLargeCubins).
+const LargeCubin = 10_000_000
+
+// MaxCompressed is the largest cubin compressed: LZ4 compresses one block
+// in memory, input and output, so a larger one is stored as is, streamed
+// (fatbinary compresses it; the difference is in docs/nvfatbin.md).
+const MaxCompressed = 64 << 20
+
+// compresses reports whether an image of kind and size is compressed.
+func compresses(kind Kind, size int64, opt *WriteOptions) bool {
+	if kind == KindELF && size > MaxCompressed {
+		return false
+	}
+	return opt.CompressAll || !opt.NoCompress && (kind == KindPTX || opt.Debug || kind == KindELF && size > LargeCubin)
+}
+
+// readAll reads a cubin given by a reader, to compress it.
+func readAll(im *Image) ([]byte, error) {
+	b := make([]byte, im.Size)
+	if _, err := im.R.ReadAt(b, 0); err != nil && !(err == io.EOF && len(b) == 0) {
+		return nil, &ImageError{im.Name, err.Error()}
+	}
+	return b, nil
 }
 
 // prepare checks an image as fatbinary checks it and returns the payload
@@ -164,7 +257,14 @@ func prepare(im *Image, opt *WriteOptions) ([]byte, int, int, error) {
 		}
 		return MinifyPTX(im.Data), major, minor, nil
 	case KindELF:
-		major, minor, err := checkCubin(im, opt.Bits32 || opt.ELF32)
+		head := im.Data
+		if head == nil && im.R != nil { // checkCubin reads the ELF header only
+			head = make([]byte, min(im.Size, 64))
+			if _, err := im.R.ReadAt(head, 0); err != nil {
+				return nil, 0, 0, &ImageError{im.Name, err.Error()}
+			}
+		}
+		major, minor, err := checkCubin(im, head, opt.Bits32 || opt.ELF32)
 		return im.Data, major, minor, err
 	}
 	return nil, 0, 0, &ImageError{im.Name, fmt.Sprintf("unknown kind %d", im.Kind)}
@@ -173,8 +273,7 @@ func prepare(im *Image, opt *WriteOptions) ([]byte, int, int, error) {
 // checkCubin checks what fatbinary checks of a cubin, its ELF class and
 // that its architecture (the low byte of e_flags) is the profile's, and
 // returns its code version: EI_VERSION and EI_ABIVERSION.
-func checkCubin(im *Image, bits32 bool) (int, int, error) {
-	b := im.Data
+func checkCubin(im *Image, b []byte, bits32 bool) (int, int, error) {
 	class, flagsAt := byte(2), 48 // ELFCLASS64
 	if bits32 {
 		class, flagsAt = 1, 36

@@ -9,13 +9,16 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/rules-offload/rules_offload/internal/capped"
 	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
 // runRSS runs the offload binary (argv[0] names the personality: a link to
-// it) in dir and returns its exit code, output and peak RSS in bytes.
+// it) in dir and returns its exit code, output and peak RSS in bytes, as
+// capped.Run measures it (getrusage would count this test's own size).
 func runRSS(t *testing.T, dir string, argv ...string) (int, string, int64) {
 	t.Helper()
 	prog := offloadBin
@@ -23,17 +26,11 @@ func runRSS(t *testing.T, dir string, argv ...string) (int, string, int64) {
 		prog = filepath.Join(dir, argv[0])
 		os.Symlink(offloadBin, prog)
 	}
-	cmd := exec.Command(prog, argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+	r, err := capped.Run(dir, append(os.Environ(), "TMPDIR="+dir), 1<<40, 10*time.Minute, prog, argv[1:]...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
-	return cmd.ProcessState.ExitCode(), out.String(), rss
+	return r.Code, r.Output, r.PeakRSS
 }
 
 // Eight compressed OffloadBinaries of ~1 GiB each, side by side (the

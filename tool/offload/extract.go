@@ -146,6 +146,7 @@ func extractList(files []string, flt extract.Filter, inflate *inflateFlags, prog
 	if err != nil {
 		return err
 	}
+	opt.SizesOnly = true
 	w := extract.NewWalker(opt)
 	defer w.Close()
 	var names extract.Namer

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -114,19 +113,48 @@ func (f *fatbinFlags) resolve() ([]nvfatbin.ImageSpec, nvfatbin.WriteOptions, er
 }
 
 // writeFatbin reads the images and writes the fat binary to out, all or
-// nothing.
+// nothing. Cubins are read as they are copied out (PTX, which is
+// rewritten, is read whole); inputs that are not regular files (a device
+// such as /dev/zero, a pipe) are refused, as their size is not known.
 func writeFatbin(out string, specs []nvfatbin.ImageSpec, opt nvfatbin.WriteOptions) error {
 	images := make([]nvfatbin.Image, len(specs))
 	for i, sp := range specs {
-		data, err := os.ReadFile(sp.File)
+		f, size, err := openImage(sp.File)
 		if err != nil {
 			return err
 		}
-		images[i] = nvfatbin.Image{Kind: sp.Kind, Arch: sp.Arch, Data: data, Name: sp.File}
+		defer f.Close()
+		images[i] = nvfatbin.Image{Kind: sp.Kind, Arch: sp.Arch, Name: sp.File, R: f, Size: size}
+		if sp.Kind == nvfatbin.KindPTX {
+			if images[i].Data, err = io.ReadAll(io.NewSectionReader(f, 0, size)); err != nil {
+				return err
+			}
+		}
 	}
-	b, err := nvfatbin.Write(images, opt)
+	w, err := atomicfile.Create(out)
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(out, bytes.NewReader(b))
+	if err := nvfatbin.WriteTo(w, images, opt); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Commit()
+}
+
+// openImage opens an input image, which must be a regular file.
+func openImage(name string) (*os.File, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
 }

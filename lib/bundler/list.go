@@ -1,0 +1,93 @@
+package bundler
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/ccob"
+)
+
+// maxListPrefix bounds the decoded bytes -list keeps of one compressed
+// record to find its bundle header; a larger header takes the general
+// path.
+const maxListPrefix = 16 << 20
+
+// listHeaders lists the bundle IDs of an input made of compressed records (one, or several
+// back to back with zero padding between) by decoding each only as far as
+// its binary bundle header: a record declaring 4 GiB costs its header, not
+// 4 GiB of temporary data. LLVM 22 decodes the whole record in memory; it
+// never compares the hash, and this never decodes what it would compare.
+//
+// It does only what it can do exactly as the general path would: it
+// returns false, with nothing printed, for anything else (-verbose, which reports
+// each decompression; text or archive types; a record that holds no binary
+// bundle, or a bundle followed by more data, or any error), and List then
+// takes the general path, which words the outcome.
+func listHeaders(cfg *Config, src *source) bool {
+	if cfg.Verbose || cfg.FileType == "a" || !ccob.IsCompressed(src.prefix(8)) {
+		return false
+	}
+	if _, text := bundle.CommentFor(cfg.FileType); text {
+		return false
+	}
+	// A budget of its own: the general path, if it runs, charges afresh.
+	b := budget.New(cfg.MaxUncompressedSize)
+	if b.Check(ccob.DeclaredSize(src.r, src.size)) != nil {
+		return false
+	}
+	opt := ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, Budget: b}
+	var ids []string
+	for off := int64(0); off < src.size; {
+		rest := io.NewSectionReader(src.r, off, src.size-off)
+		keep := &ccob.PrefixWriter{Max: maxListPrefix, Enough: headerRead}
+		h, span, _, err := ccob.DecompressPrefix(keep, rest, src.size-off, opt)
+		if err != nil {
+			return false
+		}
+		pr := &ccob.PrefixReader{B: keep.Kept}
+		es, err := binaryEntries(&source{r: pr, size: int64(h.UncompressedSize)})
+		if err != nil || pr.Missed || len(es) == 0 {
+			return false
+		}
+		for _, e := range es {
+			ids = append(ids, e.id)
+		}
+		if off, err = nextRecord(src, off+span); err != nil {
+			return false
+		}
+	}
+	for _, id := range ids {
+		fmt.Fprintln(cfg.Stdout, id)
+	}
+	return true
+}
+
+// headerRead reports whether kept, the start of a decoded payload, holds
+// a whole binary bundle header, or is no binary bundle at all.
+func headerRead(kept []byte) bool {
+	if len(kept) >= len(bundle.Magic) && !bundle.IsBinary(kept) {
+		return true
+	}
+	var h bundleHead
+	h.head = kept
+	_, ok := h.headerEnd()
+	return ok
+}
+
+// nextRecord returns where the record after the one ending at off starts,
+// past zero padding; src.size when there is none, an error for data that
+// is not a record.
+func nextRecord(src *source, off int64) (int64, error) {
+	next, err := ccob.SkipPadding(src.r, off, src.size)
+	if err != nil || next >= src.size {
+		return src.size, err
+	}
+	head := make([]byte, 8)
+	n, _ := src.r.ReadAt(head, next)
+	if !ccob.IsCompressed(head[:n]) {
+		return 0, errorf("unexpected data after the compressed bundle at offset %d", next)
+	}
+	return next, nil
+}

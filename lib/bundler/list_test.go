@@ -1,0 +1,60 @@
+package bundler
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/hostile"
+)
+
+// listHeaders prints what the general path prints, or declines: for each
+// input, List with it equals List without it (the general path), except
+// that where it declines nothing differs by construction.
+func TestListHeadersAgreesWithGeneralPath(t *testing.T) {
+	ids := []string{"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906", "openmp-amdgcn-amd-amdhsa--gfx90a"}
+	body := func(sizes ...int64) []byte {
+		h := hostile.BundleHeader(ids[:len(sizes)], sizes)
+		n := int64(0)
+		for _, s := range sizes {
+			n += s
+		}
+		return append(h, bytes.Repeat([]byte{'x'}, int(n))...)
+	}
+	one := hostile.CCOBZlib(body(0, 100, 7))
+	for _, c := range []struct {
+		name    string
+		in      []byte
+		streams bool // listHeaders lists it
+	}{
+		{"one record", one, true},
+		{"zstd record", hostile.CCOB(body(0, 5), 0), true},
+		{"two records and padding", append(append(append([]byte(nil), one...), 0, 0, 0), hostile.CCOBZlib(body(3))...), true},
+		{"bundle then data, all decoded", hostile.CCOBZlib(append(body(0, 4), "trailing"...)), true},
+		{"bundle then a bundle past the prefix", hostile.CCOBZlib(append(body(0, 1<<20), body(0, 2)...)), false},
+		{"not a bundle", hostile.CCOBZlib([]byte("plain bytes, not a bundle at all")), false},
+		{"garbage after the record", append(append([]byte(nil), one...), "junk"...), false},
+		{"entry past the end", hostile.CCOBZlib(hostile.BundleHeader(ids[:1], []int64{50})), false},
+	} {
+		cfg := hostileConfig(t, "o", c.in, 0)
+		src, err := openSource(cfg.Inputs[0], cfg.TempDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		streamed := listHeaders(cfg, src)
+		src.Close()
+		got := cfg.Stdout.(*bytes.Buffer).String()
+		if streamed != c.streams {
+			t.Errorf("%s: listHeaders listed it: %v, want %v", c.name, streamed, c.streams)
+		}
+		general := hostileConfig(t, "o", c.in, 0)
+		general.Verbose = true // takes the general path
+		general.Stderr = &bytes.Buffer{}
+		err = List(general)
+		if want := general.Stdout.(*bytes.Buffer).String(); streamed && (err != nil || got != want) {
+			t.Errorf("%s: listHeaders printed %q, the general path %q (%v)", c.name, got, want, err)
+		}
+		if !streamed && got != "" {
+			t.Errorf("%s: declined after printing %q", c.name, got)
+		}
+	}
+}
