@@ -67,9 +67,6 @@ def _available(clang, family):
 def _gpu_error(clang, target):
     """Why clang's LLVM, its OpenMP device runtime or the SDK cannot serve a GPU target, or ""."""
     family = target.family.name
-    if target.ptx:
-        return ("target %r: OpenMP device code is linked by nvlink, which takes cubins, not PTX; " % target.name +
-                "use sm_%s" % target.processor[len("sm_"):])
     llvm = clang.llvm
     if not llvm:
         return ("OpenMP target %r needs LLVM's OpenMP device runtime, which only an offload_clang_toolchain(llvm = ...) " % target.name +
