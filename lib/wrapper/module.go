@@ -141,11 +141,11 @@ func (b *modBuilder) openMP() {
 	for _, im := range p.images {
 		g := b.image(im)
 		g.UnnamedAddr = true
-		if p.abi == LLVM20 {
+		if im.secType == shtLLVMOffloading {
 			g.Section, g.Align = im.section, 8
 		}
 		end := imageByte(g, im.span.end)
-		if p.abi == Legacy && im.span == (span{0, im.img.Size}) && im.img.Size > 0 {
+		if p.abi == Legacy && !p.packages && im.span == (span{0, im.img.Size}) && im.img.Size > 0 {
 			end = pastImage(g) // as clang-offload-wrapper 14 writes it
 		}
 		elems = append(elems, &ir.Aggregate{T: imageTy, Elems: []ir.Constant{

@@ -9,6 +9,8 @@ type plan struct {
 	kind   Kind
 	abi    EntryABI
 	triple triple
+	// packages: OpenMP images are whole OffloadBinaries in .llvm.offloading.
+	packages bool
 
 	entries entryLayout
 
@@ -85,7 +87,13 @@ func newPlan(imgs []Image, o Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{kind: o.Kind, abi: o.ABI, triple: t}
+	if o.Packages && o.Kind == OpenMP {
+		if imgs, err = splitPackages(imgs); err != nil {
+			return nil, err
+		}
+		o.WholeImages = true
+	}
+	p := &plan{kind: o.Kind, abi: o.ABI, triple: t, packages: o.Packages}
 	p.entries = layoutFor(o.Kind, o.ABI)
 	spans := make([]span, len(imgs))
 	for i, im := range imgs {
@@ -120,7 +128,7 @@ func layoutFor(k Kind, abi EntryABI) entryLayout {
 
 func (p *plan) planOpenMP(imgs []Image, spans []span) {
 	sec, typ := ".llvm.offloading", uint32(shtLLVMOffloading)
-	if p.abi == Legacy {
+	if p.abi == Legacy && !p.packages {
 		sec, typ = ".rodata", 1 // SHT_PROGBITS
 	}
 	for i, im := range imgs {

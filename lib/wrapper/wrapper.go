@@ -152,6 +152,14 @@ type Options struct {
 	// clang-offload-wrapper 14 (which predates OffloadBinary) does; else
 	// the image inside an OffloadBinary is registered, as LLVM 22 does.
 	WholeImages bool
+	// Packages registers OpenMP images as clang-linker-wrapper of LLVM 15–19
+	// does: every OffloadBinary of an input (a package of several holds them
+	// back to back) becomes one image, registered whole and kept in
+	// .llvm.offloading. libomptarget of those releases reads the image's
+	// arch from the OffloadBinary to choose the image for the device, and
+	// llvm-objdump --offloading lists the program's images. Without it a
+	// package registers its first image only.
+	Packages bool
 	// LLVM is the oldest LLVM major version that must read the bitcode or
 	// IR text (EmitBC, EmitLL); 0 picks the oldest the ABI serves: 14 for
 	// Legacy (typed pointers, which every later LLVM reads too), 20 for

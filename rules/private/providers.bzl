@@ -138,7 +138,9 @@ bytes are part of every action key that uses it.""",
         "version": "string: the full clang version (\"22.1.8\").",
         "major": "int: the major version (22).",
         "predefines_wavefront_size": "bool: whether clang predefines __AMDGCN_WAVEFRONT_SIZE (LLVM 21 and older).",
-        "openmp_runtime": "list of File: libomp, libomptarget and host-CPU plugins, named by soname; [] without libomp-<N>-dev.",
+        "openmp_runtime": "list of File: libomp, libomptarget and its plugins (host CPUs, CUDA, AMDGPU), named by soname; [] without libomp-<N>-dev.",
+        "openmp_device_runtime": "dict of string to File: the OpenMP device runtime of GPUs by family and processor " +
+                                 "(\"nvptx-sm_90\": libomptarget-nvptx-sm_90.bc, \"amdgpu-gfx90a\"); {} without libomp-<N>-dev.",
         "target_triple": "string: clang's default target triple (\"x86_64-pc-linux-gnu\"); \"\" when unknown.",
     },
 )

@@ -8,10 +8,13 @@
 # BUNDLE gets run.sh (a copy of tests/gpu/run.sh), bin/ (the stripped programs), lib/ (this machine's dynamic
 # loader, libc, libm, libstdc++ and libgcc_s: run.sh falls back to them
 # when the GPU machine's own are too old for the programs) and
-# programs.txt (one program a line). The programs link cudart statically,
-# so the GPU machine needs only its driver's libcuda.so.1; no CUDA 11.8,
-# no LLVM. Fails when the bundle exceeds 60 MiB (what one device call may
-# carry is 64 MiB).
+# programs.txt (one program a line). The CUDA programs link cudart
+# statically, so the GPU machine needs only its driver's libcuda.so.1; no
+# CUDA 11.8, no LLVM. The OpenMP programs load LLVM 16's OpenMP runtime
+# (libomp, libomptarget, its CUDA plugins and libLLVM-16 with what it
+# loads), packed as openmp-runtime.tar.xz from the @offload_llvm16
+# repository the programs were built with (run.sh unpacks it). Fails when
+# the bundle exceeds 60 MiB (what one device call may carry is 64 MiB).
 #
 # Environment: OUTPUT_BASE, a Bazel output base to build in (tests/bazel's
 # run.sh passes its own to share the server); BAZEL_FLAGS, more flags;
@@ -35,6 +38,8 @@ programs=(
   @rules_offload_gpu//:cub_block_reduce
   @rules_offload_gpu//:curand_device
   @rules_offload_gpu//:thrust_sort_reduce
+  @rules_offload_gpu//:openmp_target
+  @rules_offload_gpu//:openmp_fleet
 )
 
 (cd "$root" && go build -trimpath -o bin/offload ./tool/offload)
@@ -79,6 +84,31 @@ for name in $(cut -d' ' -f1 "$bundle/programs.txt"); do
     [ -e "$bundle/lib/$(basename "$lib")" ] || cp -L "$lib" "$bundle/lib/"
   done
 done
+
+# LLVM 16's OpenMP runtime for the OpenMP programs: libomp and libomptarget
+# under their sonames (the programs' NEEDED), the CUDA plugins under the
+# unversioned names libomptarget dlopens, and what they load apart from
+# the C and C++ runtimes (libLLVM-16, libz3, libxml2, ICU, ...). Not the
+# host-CPU or AMDGPU plugins: on the GPU machine the CUDA device must be
+# the only one, so a region that ran anywhere else cannot pass.
+omp_repo="$("${bz[@]}" info "${flags[@]}" output_base 2>/dev/null)/external/offload_llvm16/openmp/lib"
+omp=$(mktemp -d)
+trap 'chmod -R u+w "$omp"; rm -rf "$omp"' EXIT
+mkdir -p "$omp/openmp"
+cp -L "$omp_repo/libomp.so.5" "$omp_repo/libomptarget.so.16" "$omp/openmp/"
+for plugin in cuda cuda.nextgen; do
+  cp -L "$omp_repo/libomptarget.rtl.$plugin.so.16" "$omp/openmp/libomptarget.rtl.$plugin.so"
+done
+for f in "$omp/openmp"/*; do
+  ldd "$f" | awk '/=> \//{print $1, $3}' | while read -r name lib; do
+    case "$name" in
+      libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libpthread.so.*|libdl.so.*|librt.so.*) ;;
+      *) [ -e "$omp/openmp/$name" ] || cp -L "$lib" "$omp/openmp/$name" ;;
+    esac
+  done
+done
+chmod -R u+w "$omp/openmp"
+tar -C "$omp" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - openmp | xz -6 -T2 >"$bundle/openmp-runtime.tar.xz"
 
 # The bundle runs itself: BUNDLE/run.sh BUNDLE on the GPU machine.
 cp "$here/run.sh" "$bundle/run.sh"

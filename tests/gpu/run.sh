@@ -17,6 +17,15 @@
 # A program is run with the machine's own C and C++ libraries first; if it
 # cannot start with them (too old), again with the bundle's lib/ through
 # the bundle's dynamic loader, and the row says so.
+#
+# The OpenMP programs: the bundle's openmp-runtime.tar.xz (LLVM 16's libomp,
+# libomptarget, CUDA plugins and libLLVM-16) is unpacked into a temporary
+# directory on LD_LIBRARY_PATH, which is where libomptarget 16 looks for its
+# plugins. Its CUDA plugin dlopens libcuda.so, unversioned, which driver
+# installs may lack (they ship libcuda.so.1): a directory with a libcuda.so
+# link to the libcuda.so.1 that ldconfig knows comes first. Every program
+# runs with OMP_TARGET_OFFLOAD=MANDATORY: a target region that cannot
+# offload aborts instead of running on the host.
 set -uo pipefail
 expect=passed
 case "${1:-}" in
@@ -29,6 +38,25 @@ case "$expect" in
   *) echo "run.sh: --expect must be passed or no-device, not $expect" >&2; exit 2 ;;
 esac
 
+out=$(mktemp)
+scratch=$(mktemp -d)
+trap 'rm -rf "$out" "$scratch"' EXIT
+export OMP_TARGET_OFFLOAD=MANDATORY
+if [ -f "$bundle/openmp-runtime.tar.xz" ]; then
+  tar -C "$scratch" -xJf "$bundle/openmp-runtime.tar.xz"
+  mkdir -p "$scratch/libcuda"
+  libcuda=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/{print $NF; exit}')
+  # Containers may mount the driver's libraries where ldconfig does not look.
+  for dir in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib/wsl/lib; do
+    [ -z "$libcuda" ] && [ -e "$dir/libcuda.so.1" ] && libcuda=$dir/libcuda.so.1
+  done
+  if [ -n "$libcuda" ]; then
+    ln -s "$libcuda" "$scratch/libcuda/libcuda.so"
+  fi
+  echo "OpenMP runtime: $scratch/openmp; libcuda.so -> ${libcuda:-nothing (ldconfig -p lists no libcuda.so.1)}"
+  export LD_LIBRARY_PATH="$scratch/libcuda:$scratch/openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
 echo "machine: $(uname -m), ${gpu:-no NVIDIA GPU visible}, $(ldd --version 2>/dev/null | head -1)"
 echo
@@ -36,8 +64,6 @@ echo "| program | label | outcome | detail |"
 echo "|---|---|---|---|"
 passed=0
 failed=0
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
 while read -r name label own; do
   [ -n "$name" ] || continue
   line_want=$want_line status_want=$want_status

@@ -37,7 +37,7 @@ def device_link_flags(clang, target, rdc, mode_flags = []):
         return [clang.link_flags, flags, mode_flags]
     return [flags, clang.link_flags]
 
-def emit_device_link(ctx, clang, target, objects, out, rdc = False, mode_flags = []):
+def emit_device_link(ctx, clang, target, objects, out, rdc = False, mode_flags = [], kind = None):
     """Links one target's device objects into one image.
 
     Args:
@@ -48,11 +48,18 @@ def emit_device_link(ctx, clang, target, objects, out, rdc = False, mode_flags =
       out: File, the image to write.
       rdc: see device_link_flags.
       mode_flags: see device_link_flags.
+      kind: the offload kind's struct, whose device_link may replace the
+        family's flags of a relocatable link (OpenMP's AMDGPU link adds its
+        device runtime), or None.
 
     Returns:
       The output File.
     """
-    groups = device_link_flags(clang, target, rdc, mode_flags)
+    own = kind.device_link(clang, target) if kind and rdc else None
+    if own:
+        groups = [clang.link_flags, own.flags, mode_flags]
+    else:
+        groups = device_link_flags(clang, target, rdc, mode_flags)
     if groups == None:
         fail("%s: device linking for %s needs NVIDIA's nvlink, which these rules do not run" % (ctx.label, target.name))
     args = ctx.actions.args()
@@ -60,8 +67,11 @@ def emit_device_link(ctx, clang, target, objects, out, rdc = False, mode_flags =
         args.add_all(flags)
     args.add("-o", out)
     args.add_all(objects)
+    if own:
+        args.add_all(own.trailing)
     if rdc:
-        inputs = depset(transitive = [objects, clang.files] + target.family.device_link_files(clang))
+        extra = own.files if own else []
+        inputs = depset(transitive = [objects, clang.files] + target.family.device_link_files(clang) + extra)
         what = "relocatable device code"
     else:
         inputs = depset(objects, transitive = [clang.files])

@@ -2,7 +2,7 @@
 
 load("//rules/private:common.bzl", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE", "SUPPORTS_PATH_MAPPING", "toolchain_kwargs")
 
-def emit_wrap(ctx, tool, kind, inputs, out, emit = "c", entries = "", triple = ""):
+def emit_wrap(ctx, tool, kind, inputs, out, emit = "c", entries = "", triple = "", flags = []):
     """Runs `offload wrap`, llvm-offload-wrapper's job without an LLVM backend.
 
     Args:
@@ -17,6 +17,7 @@ def emit_wrap(ctx, tool, kind, inputs, out, emit = "c", entries = "", triple = "
         "legacy" (LLVM 14-19 runtimes such as libomptarget 16); "" for the
         tool's default.
       triple: the host triple; "" for the tool's default.
+      flags: more flags of the kind (--offload-binaries).
 
     Returns:
       The output File.
@@ -29,6 +30,7 @@ def emit_wrap(ctx, tool, kind, inputs, out, emit = "c", entries = "", triple = "
         args.add("--entries=" + entries)
     if triple:
         args.add("--triple=" + triple)
+    args.add_all(flags)
     if emit in ("c", "s"):
         # Image bytes go into the source: an .incbin of the input's path
         # would tie the compile to this action's file layout.

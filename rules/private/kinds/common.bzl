@@ -47,6 +47,13 @@ def no_wavefront(_target):
 def no_target_list_flags(_targets):
     return []
 
+def no_device_link(_clang, _target):
+    """The family's device link (families.bzl), nothing of the kind's own."""
+    return None
+
+def no_wrap_flags(_version):
+    return []
+
 def current_entry_layout(_version):
     """The offload entries of LLVM 20 and later (llvm_offload_entries)."""
     return ""

@@ -41,8 +41,9 @@ name. Fields:
                            toolchain's SDK cannot build target, or "".
   always_rdc:              whether libraries are always relocatable device
                            code (linked per program).
-  rdc_plan:                function(target) -> (struct(flags, ext,
-                           image_kind) of relocatable device compiles, error).
+  rdc_plan:                function(clang, target) -> (struct(flags, ext,
+                           image_kind, files) of relocatable device compiles,
+                           error); files: list of depset the flags name.
   device_with_host:        whether a source's device compiles run in one
                            action with its host compile.
   fat_binary:              the container (actions/containers.bzl) of a
@@ -53,6 +54,12 @@ name. Fields:
                            compile the host half.
   runtime:                 function(clang, runtime) -> (struct(static,
                            dynamic, flags) or None, error): the runtime.
+  device_link:             function(clang, target) -> struct(flags, trailing,
+                           files) of a relocatable device link that replaces
+                           the family's flags (trailing: after the objects),
+                           or None for the family's.
+  wrap_flags:              function(clang version) -> more flags of its
+                           `offload wrap` in offload_device_link.
   device_link_container:   the container offload_device_link writes.
   linked_image_kind:       the image kind of a linked image.
   entry_layout:            function(clang version) -> the offload entry

@@ -63,7 +63,7 @@ def _offload_device_link_impl(ctx):
     images = []
     for t in targets:
         out = ctx.actions.declare_file("%s%s/%s.img" % (prefix, t.dir, ctx.label.name))
-        emit_device_link(ctx, clang, t, objects[t.name], out, rdc = True, mode_flags = mode_copts(ctx))
+        emit_device_link(ctx, clang, t, objects[t.name], out, rdc = True, mode_flags = mode_copts(ctx), kind = kind)
         images.append(_image(out, t, kind))
 
     tool = find_offload_tool(ctx)
@@ -72,7 +72,7 @@ def _offload_device_link_impl(ctx):
     # Registration: the container and every offload entry of the program's
     # host objects, as clang-linker-wrapper writes it.
     wrapper = ctx.actions.declare_file(prefix + ctx.label.name + ".wrapper.c")
-    emit_wrap(ctx, tool, kind.name, [fatbin], wrapper, entries = kind.entry_layout(clang.version))
+    emit_wrap(ctx, tool, kind.name, [fatbin], wrapper, entries = kind.entry_layout(clang.version), flags = kind.wrap_flags(clang.version))
     cc = cc_setup(ctx)
     compilation_context, outputs = cc_common.compile(
         name = ctx.label.name,

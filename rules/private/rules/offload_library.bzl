@@ -53,13 +53,22 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     # run in one action with it (emit_openmp_compile says why).
     openmp_commands = {}
     for t in targets:
-        plan, err = kind.rdc_plan(t)
+        plan, err = kind.rdc_plan(clang, t)
         if err:
             fail("%s: %s" % (ctx.label, err))
         mine = []
         for src, stem in zip(srcs, stems):
             out = ctx.actions.declare_file("_offload/%s/%s/%s%s" % (ctx.label.name, t.dir, stem, plan.ext))
             command = device_compile_command(ctx, clang, src, t, out, kind, plan.flags, all_targets = targets, **kwargs)
+            if plan.files:
+                # What the plan's flags name: SDK files, a device runtime.
+                command = struct(
+                    args = command.args,
+                    inputs = depset(transitive = [command.inputs] + plan.files),
+                    outputs = command.outputs,
+                    mapping = command.mapping,
+                    what = command.what,
+                )
             if kind.device_with_host:
                 openmp_commands.setdefault(src.path, []).append(command)
             else:

@@ -2,6 +2,10 @@
 
 load("//rules/private:providers.bzl", "OffloadLlvmInfo")
 
+def _device_runtime_key(basename):
+    """libomptarget-nvptx-sm_90.bc -> "nvptx-sm_90"."""
+    return basename[len("libomptarget-"):-len(".bc")]
+
 def _offload_llvm_impl(ctx):
     files = depset(
         [ctx.file.clang] + ctx.files.tools + ctx.files.libs + ctx.files.resource_dir +
@@ -18,6 +22,7 @@ def _offload_llvm_impl(ctx):
             major = int(ctx.attr.version.split(".")[0]) if ctx.attr.version[:1].isdigit() else 0,
             predefines_wavefront_size = ctx.attr.predefines_wavefront_size,
             openmp_runtime = ctx.files.openmp_runtime,
+            openmp_device_runtime = {_device_runtime_key(f.basename): f for f in ctx.files.openmp_device_runtime},
             target_triple = ctx.attr.target_triple,
         ),
     ]
@@ -60,6 +65,11 @@ inputs of every compile, so a different compiler is a different action key.""",
             doc = "The OpenMP offload runtime: libomp, libomptarget and its host-CPU plugins " +
                   "(named by soname, as programs load them). Empty when not installed.",
             allow_files = True,
+        ),
+        "openmp_device_runtime": attr.label_list(
+            doc = "The OpenMP device runtime of GPUs: libomptarget-nvptx-sm_XX.bc and " +
+                  "libomptarget-amdgpu-gfxXXX.bc, one per processor. Empty when not installed.",
+            allow_files = [".bc"],
         ),
         "target_triple": attr.string(
             doc = "clang's default target triple (`clang -print-target-triple`): the host triple " +
