@@ -114,6 +114,7 @@ CUDA = struct(
     fat_binary_object = False,
     host_flags = _host_flags,
     runtime = _runtime,
+    recorded_runtime = ["libcudart_static.a", "libcudart.so"],
     device_link_container = "fatbinary",
     linked_image_kind = "cubin",
     entry_layout = current_entry_layout,

@@ -122,6 +122,7 @@ HIP = struct(
     fat_binary_object = True,
     host_flags = _host_flags,
     runtime = _runtime,
+    recorded_runtime = ["libamdhip64.so"],
     device_link_container = "hip_fatbin",
     linked_image_kind = "object",
     entry_layout = current_entry_layout,

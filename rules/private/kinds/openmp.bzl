@@ -83,6 +83,7 @@ OPENMP = struct(
     fat_binary_object = False,
     host_flags = _host_flags,
     runtime = _runtime,
+    recorded_runtime = ["libomptarget.so"],
     device_link_container = "package",
     linked_image_kind = "object",
     entry_layout = _entry_layout,

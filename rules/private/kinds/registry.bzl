@@ -53,6 +53,9 @@ name. Fields:
                            compile the host half.
   runtime:                 function(clang, runtime) -> (struct(static,
                            dynamic, flags) or None, error): the runtime.
+  recorded_runtime:        basename prefixes of the runtime libraries that
+                           offload_registration_test replaces with its
+                           recording stand-in (rules/private/registration).
   device_link_container:   the container offload_device_link writes.
   linked_image_kind:       the image kind of a linked image.
   entry_layout:            function(clang version) -> the offload entry
