@@ -66,6 +66,9 @@ func unitName(u *Unit) string {
 func checkUnit(rep *Report, u *Unit, imgs []*Image, opt Options) {
 	targets := make([]string, len(imgs))
 	for i, im := range imgs {
+		if im.Target == "" {
+			im.Target = targetOfArch(rep, u, im, opt.Targets[u.Kind])
+		}
 		targets[i] = im.Target
 	}
 	rep.Summary = append(rep.Summary, fmt.Sprintf("%s: %s; %d kernels, %d variables registered",
@@ -92,6 +95,22 @@ func checkUnit(rep *Report, u *Unit, imgs []*Image, opt Options) {
 				k, im.Target, im.Format, unitName(u), renamedFrom(k, u.Functions)))
 		}
 	}
+}
+
+// targetOfArch names an image that carries no target (an OpenMP image
+// registered by legacy entries is the device's shared object itself) by the
+// declared triple of its ELF machine.
+func targetOfArch(rep *Report, u *Unit, im *Image, declared [][]string) string {
+	for _, d := range declared {
+		for _, t := range d {
+			if im.Arch != "" && strings.HasPrefix(t, im.Arch+"-") {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: an image without a target string, a %s %s: taken as %s",
+					unitName(u), im.Arch, im.Format, t))
+				return t
+			}
+		}
+	}
+	return fmt.Sprintf("unknown (%s %s)", im.Arch, im.Format)
 }
 
 // checkTargets compares a fat binary's targets with the declared lists.

@@ -21,7 +21,8 @@ const maxInflated = 1 << 30
 // Image is one target's device code in a registered fat binary: what the
 // runtime can look up in it by name.
 type Image struct {
-	Target  string          // "sm_90", "compute_90", "gfx90a:xnack+", a triple
+	Target  string          // "sm_90", "compute_90", "gfx90a:xnack+", a triple; "" when the image does not say
+	Arch    string          // a host-CPU image's architecture ("x86_64"), from its ELF machine
 	Format  string          // "cubin", "PTX", "code object", "shared object"
 	Kernels []string        // sorted
 	Symbols map[string]bool // every name the runtime can find: kernels and variables
@@ -150,6 +151,16 @@ func openmpImages(r *io.SectionReader) ([]*Image, error) {
 	return out, nil
 }
 
+// hostArch names the architectures of host-CPU offload images as triples
+// start.
+var hostArch = map[elf.Machine]string{
+	elf.EM_X86_64:  "x86_64",
+	elf.EM_AARCH64: "aarch64",
+	elf.EM_PPC64:   "powerpc64",
+	elf.EM_S390:    "s390x",
+	elf.EM_RISCV:   "riscv64",
+}
+
 // emAMDGPU is EM_AMDGPU, which debug/elf does not name in older Go.
 const emAMDGPU elf.Machine = 224
 
@@ -180,6 +191,7 @@ func elfImage(r io.ReaderAt, size int64) (*Image, error) {
 		im.Format = "code object"
 	default:
 		im.Format = "shared object"
+		im.Arch = hostArch[f.Machine]
 	}
 	for _, s := range syms {
 		name := s.Name

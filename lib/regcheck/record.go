@@ -160,4 +160,6 @@ func (rec *Record) blob(c *counter, units map[int]*Unit, rest string, h int, siz
 }
 
 // Open returns a reader over a blob's bytes.
-func (rec *Record) Open(b Blob) *io.SectionReader { return io.NewSectionReader(rec.r, b.Offset, b.Size) }
+func (rec *Record) Open(b Blob) *io.SectionReader {
+	return io.NewSectionReader(rec.r, b.Offset, b.Size)
+}

@@ -93,7 +93,10 @@ def _offload_registration_test_impl(ctx):
         fail("%s: give binary (a cc_binary or cc_test) or deps (the libraries it links)" % ctx.label)
     cc = cc_setup(ctx)
     offload_libraries = {l: True for l in depset(transitive = [i.libraries for i in infos]).to_list()}
-    linking = [_without_runtimes(ctx, cc, i.deps_cc.linking_context, offload_libraries) for i in infos]
+    contexts = [d[CcInfo].linking_context for d in ctx.attr.deps]
+    if ctx.attr.binary:
+        contexts.append(ctx.attr.binary[_DeclaredInfo].deps_cc.linking_context)
+    linking = [_without_runtimes(ctx, cc, c, offload_libraries) for c in contexts]
     linking.append(ctx.attr._recorder[CcInfo].linking_context)
     linked = cc_common.link(
         actions = ctx.actions,
