@@ -2,7 +2,7 @@ package elfobj
 
 import "debug/elf"
 
-// Symbol is one defined, non-local symbol of a symbol table.
+// Symbol is one defined symbol of a symbol table.
 type Symbol struct {
 	Name  string
 	Type  elf.SymType
@@ -10,9 +10,10 @@ type Symbol struct {
 	Other uint8 // st_other: visibility and machine flags (CUDA's STO_ENTRY marks kernels)
 }
 
-// DefinedSymbols lists the global and weak symbols that the first symbol
-// table of type typ (SHT_SYMTAB or SHT_DYNSYM) defines, in table order:
-// what a loader can find by name in a device image.
+// DefinedSymbols lists the symbols that the first symbol table of type
+// typ (SHT_SYMTAB or SHT_DYNSYM) defines, in table order, less STT_FILE
+// and STT_SECTION ones: with Bind not STB_LOCAL, what a loader can find by
+// name in a device image.
 func (f *File) DefinedSymbols(typ elf.SectionType) ([]Symbol, error) {
 	tabs := f.SectionsByType(uint32(typ))
 	if len(tabs) == 0 {
@@ -27,8 +28,7 @@ func (f *File) DefinedSymbols(typ elf.SectionType) ([]Symbol, error) {
 	err := f.symbolChunks(s, func(first int, b, _ []byte) error {
 		for j := 0; j*f.c.symSize() < len(b); j++ {
 			sym := f.c.decodeSym(b[j*f.c.symSize():])
-			if first+j == 0 || sym.bind() == elf.STB_LOCAL || sym.shndx == shnUndef ||
-				sym.typ() == elf.STT_FILE || sym.typ() == elf.STT_SECTION {
+			if first+j == 0 || sym.shndx == shnUndef || sym.typ() == elf.STT_FILE || sym.typ() == elf.STT_SECTION {
 				continue
 			}
 			name, err := names.get(sym.name)

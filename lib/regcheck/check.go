@@ -14,9 +14,9 @@ type Options struct {
 	// fat binary of that kind must hold exactly one of them. A kind
 	// without lists is not checked for targets.
 	Targets map[string][][]string
-	// Unregistered names kernels that may be in images without being
-	// registered (launched only from device code), with the reason.
-	Unregistered map[string]string
+	// Host lists the kernels the host program can launch (HostKernels);
+	// nil when unknown, which makes every unregistered kernel a problem.
+	Host map[string]bool
 }
 
 // Report is the outcome: a summary line per unit and the problems found.
@@ -74,27 +74,49 @@ func checkUnit(rep *Report, u *Unit, imgs []*Image, opt Options) {
 	rep.Summary = append(rep.Summary, fmt.Sprintf("%s: %s; %d kernels, %d variables registered",
 		unitName(u), strings.Join(targets, ", "), len(u.Functions), len(u.Vars)))
 	checkTargets(rep, u, targets, opt.Targets[u.Kind])
+	checkRegistered(rep, u, imgs, u.Functions, "kernel")
+	checkRegistered(rep, u, imgs, u.Vars, "variable")
 	registered := map[string]bool{}
 	for _, k := range u.Functions {
 		registered[k] = true
 	}
+	// Per kernel the images that hold it unregistered, in image order.
+	var names []string
+	in := map[string][]*Image{}
 	for _, im := range imgs {
-		checkRegistered(rep, u, im, u.Functions, "kernel")
-		checkRegistered(rep, u, im, u.Vars, "variable")
 		for _, k := range im.Kernels {
 			if registered[k] {
 				continue
 			}
-			if why, ok := opt.Unregistered[k]; ok {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("kernel %s of the %s image of %s is not registered: %s", k, im.Target, unitName(u), why))
-				continue
+			if in[k] == nil {
+				names = append(names, k)
 			}
-			rep.Problems = append(rep.Problems, fmt.Sprintf("kernel %s of the %s %s (%s) is registered by no host code: "+
-				"the host compile does not see it (defined only for the device, or named differently there)%s; "+
-				"a kernel launched only from device code may be listed as unregistered",
-				k, im.Target, im.Format, unitName(u), renamedFrom(k, u.Functions)))
+			in[k] = append(in[k], im)
 		}
 	}
+	for _, k := range names {
+		if opt.Host != nil && !opt.Host[k] {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("kernel %s of the %s (%s) is not registered: no host code refers to it, "+
+				"so device code instantiated it (e.g. a Thrust algorithm's device-side path); only device code can launch it",
+				k, imageList(in[k]), unitName(u)))
+			continue
+		}
+		why := "the host program has a launch stub for it, but no registration call names it"
+		if opt.Host == nil {
+			why = "the host compile does not see it (defined only for the device, or named differently there), or its registration call is missing"
+		}
+		rep.Problems = append(rep.Problems, fmt.Sprintf("kernel %s of the %s (%s) is registered by no host code: %s%s",
+			k, imageList(in[k]), unitName(u), why, renamedFrom(k, u.Functions)))
+	}
+}
+
+// imageList names images: "sm_70 cubin, compute_90 PTX".
+func imageList(imgs []*Image) string {
+	s := make([]string, len(imgs))
+	for i, im := range imgs {
+		s[i] = im.Target + " " + im.Format
+	}
+	return strings.Join(s, ", ")
 }
 
 // targetOfArch names an image that carries no target (an OpenMP image
@@ -141,44 +163,84 @@ func checkTargets(rep *Report, u *Unit, got []string, declared [][]string) {
 	rep.Problems = append(rep.Problems, msg)
 }
 
-// checkRegistered reports registered names an image lacks.
-func checkRegistered(rep *Report, u *Unit, im *Image, names []string, what string) {
+// checkRegistered reports registered names that images lack, one
+// problem per name.
+func checkRegistered(rep *Report, u *Unit, imgs []*Image, names []string, what string) {
 	for _, n := range names {
-		if im.Symbols[n] {
+		var lacking []*Image
+		for _, im := range imgs {
+			if !im.Symbols[n] {
+				lacking = append(lacking, im)
+			}
+		}
+		if len(lacking) == 0 {
 			continue
 		}
-		rep.Problems = append(rep.Problems, fmt.Sprintf("%s %s is registered by the host half but is not in the %s %s (%s): "+
-			"on such a GPU it fails with cudaErrorSymbolNotFound / hipErrorInvalidDeviceFunction; %s",
-			what, n, im.Target, im.Format, unitName(u), likelyCause(n, im)))
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%s %s is registered by the host half but is not in the %s (%s): "+
+			"on such a device %s; likely cause: %s",
+			what, n, imageList(lacking), unitName(u), failure[u.Kind], likelyCause(n, lacking)))
 	}
 }
 
-// archList finds CUB's and Thrust's inline namespaces, which name the
-// __CUDA_ARCH_LIST__ they were compiled with: cub::CUB_101702_700_900_NS.
-var archList = regexp.MustCompile(`(CUB|THRUST)_(\d+)_((?:\d+_)*\d+)_NS`)
+// failure says how each runtime fails on a name its image lacks.
+var failure = map[string]string{
+	"cuda":   "the runtime fails with cudaErrorSymbolNotFound or \"invalid device function\"",
+	"hip":    "the runtime fails with hipErrorInvalidDeviceFunction or hipErrorInvalidSymbol",
+	"openmp": "libomptarget fails to load the image (\"Failed to load global\" or \"function\")",
+}
 
-// likelyCause explains a registered name missing from an image.
-func likelyCause(name string, im *Image) string {
+// archList finds CUB's and Thrust's inline namespaces, which name the
+// __CUDA_ARCH_LIST__ they were compiled with, with the length that
+// precedes them in a mangled name: 21CUB_101702_700_900_NS.
+var archList = regexp.MustCompile(`\d*(CUB|THRUST)_(\d+)_((?:\d+_)*\d+)_NS`)
+
+// likelyCause explains a registered name missing from images.
+func likelyCause(name string, imgs []*Image) string {
 	if m := archList.FindStringSubmatch(name); m != nil {
-		for _, k := range im.Kernels {
-			if n := archList.FindStringSubmatch(k); n != nil && n[1] == m[1] && n[3] != m[3] &&
-				archList.ReplaceAllString(k, "") == archList.ReplaceAllString(name, "") {
-				return fmt.Sprintf("likely cause: CUB/Thrust kernel named after __CUDA_ARCH_LIST__ %s in the host half, %s in the %s image "+
-					"(the device compile saw another __CUDA_ARCH_LIST__ than the host compile; every device compile needs the "+
-					"library's whole target list)", m[3], n[3], im.Target)
+		var per []string
+		for _, im := range imgs {
+			if l := archListIn(name, im); l != "" {
+				per = append(per, fmt.Sprintf("%s in the %s image", l, im.Target))
 			}
 		}
+		if len(per) > 0 {
+			return fmt.Sprintf("CUB/Thrust kernel named after __CUDA_ARCH_LIST__ %s in the host half, %s "+
+				"(the device compiles saw another __CUDA_ARCH_LIST__ than the host compile; every device compile "+
+				"needs the library's whole target list)", m[3], strings.Join(per, ", "))
+		}
 	}
-	if k := similar(name, im.Kernels); k != "" {
-		return fmt.Sprintf("likely cause: the device compile named it %s (a macro such as __CUDA_ARCH__ or "+
-			"__HIP_DEVICE_COMPILE__ that differs between host and device compiles)", k)
+	for _, im := range imgs {
+		if k := similar(name, im.Kernels); k != "" {
+			return fmt.Sprintf("the %s compile named it %s (a macro such as __CUDA_ARCH__ or "+
+				"__HIP_DEVICE_COMPILE__ that differs between host and device compiles)", im.Target, k)
+		}
 	}
-	return "likely cause: the device compile for this target left it out (#if on __CUDA_ARCH__ or __HIP_DEVICE_COMPILE__), " +
+	return "the device compile left it out (#if on __CUDA_ARCH__ or __HIP_DEVICE_COMPILE__), " +
 		"or the fat binary comes from other sources than the host code"
+}
+
+// archListIn returns the __CUDA_ARCH_LIST__ of an image's kernel that is
+// name but for its CUB/Thrust namespace, or "".
+func archListIn(name string, im *Image) string {
+	bare := archList.ReplaceAllString(name, "")
+	for _, k := range im.Kernels {
+		if n := archList.FindStringSubmatch(k); n != nil && archList.ReplaceAllString(k, "") == bare {
+			return n[3]
+		}
+	}
+	return ""
 }
 
 // renamedFrom names a registered kernel that k looks like a renaming of.
 func renamedFrom(k string, registered []string) string {
+	if n := archList.FindStringSubmatch(k); n != nil {
+		bare := archList.ReplaceAllString(k, "")
+		for _, r := range registered {
+			if m := archList.FindStringSubmatch(r); m != nil && archList.ReplaceAllString(r, "") == bare {
+				return fmt.Sprintf(" (registered as %s: CUB/Thrust kernel named after __CUDA_ARCH_LIST__ %s in the host half, %s here)", r, m[3], n[3])
+			}
+		}
+	}
 	if r := similar(k, registered); r != "" {
 		return fmt.Sprintf(" (registered instead: %s)", r)
 	}

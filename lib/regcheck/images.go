@@ -194,6 +194,9 @@ func elfImage(r io.ReaderAt, size int64) (*Image, error) {
 		im.Arch = hostArch[f.Machine]
 	}
 	for _, s := range syms {
+		if s.Bind == elf.STB_LOCAL {
+			continue
+		}
 		name := s.Name
 		switch {
 		case f.Machine == emAMDGPU && strings.HasSuffix(name, ".kd"):

@@ -23,7 +23,7 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 		"every fat binary holds the declared targets, every registered kernel and variable is in every image, "+
 		"every kernel of every image is registered", "[options] RECORD")
 	targets := s.List("targets", "kind=t1,t2", "a target list a library of that kind declares (repeatable)", false)
-	unregistered := s.List("unregistered", "kernel=why", "a kernel that may stay unregistered, and why (repeatable)", false)
+	host := s.String("host", "file", "the host program (an ELF executable): kernels it has no launch stub for may stay unregistered")
 	help := s.Bool("help", "Display available options")
 	s.Alias("h", "help")
 	if err := s.Parse(args); err != nil {
@@ -37,7 +37,7 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	opt := regcheck.Options{Targets: map[string][][]string{}, Unregistered: map[string]string{}}
+	opt := regcheck.Options{Targets: map[string][][]string{}}
 	for _, v := range targets.Values {
 		kind, list, ok := strings.Cut(v, "=")
 		if !ok || kind == "" || list == "" {
@@ -46,9 +46,13 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 		opt.Targets[kind] = append(opt.Targets[kind], strings.Split(list, ","))
 	}
-	for _, v := range unregistered.Values {
-		k, why, _ := strings.Cut(v, "=")
-		opt.Unregistered[k] = why
+	if host.Given() {
+		kernels, err := hostKernels(host.Value())
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: error: %s: %v\n", prog, host.Value(), err)
+			return 1
+		}
+		opt.Host = kernels
 	}
 	path := s.Positional[0]
 	rep, err := check(path, opt)
@@ -80,4 +84,17 @@ func check(path string, opt regcheck.Options) (*regcheck.Report, error) {
 		return nil, err
 	}
 	return regcheck.Check(rec, opt)
+}
+
+func hostKernels(path string) (map[string]bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return regcheck.HostKernels(f, st.Size())
 }

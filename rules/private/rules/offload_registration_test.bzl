@@ -128,7 +128,7 @@ def _offload_registration_test_impl(ctx):
         kinds = sorted({d.split("=")[0]: True for d in declared}.keys())
         declared = ["%s=%s" % (k, ",".join(ctx.attr.targets)) for k in kinds]
     args = ["--targets=" + d for d in sorted(declared)]
-    args += ["--unregistered=%s=%s" % (k, v) for k, v in sorted(ctx.attr.unregistered_kernels.items())]
+    args.append("--host=" + recorder.short_path)
     tool = find_offload_tool(ctx).executable
     script = ctx.actions.declare_file(ctx.label.name + ".sh")
     ctx.actions.write(script, "\n".join([
@@ -142,7 +142,7 @@ def _offload_registration_test_impl(ctx):
         "",
     ]), is_executable = True)
     return [
-        DefaultInfo(executable = script, runfiles = ctx.runfiles(files = [tool, record])),
+        DefaultInfo(executable = script, runfiles = ctx.runfiles(files = [tool, record, recorder])),
         OutputGroupInfo(record = depset([record]), recorder = depset([recorder])),
     ]
 
@@ -163,9 +163,10 @@ fat binary and every kernel and variable registered. The test then runs
 `offload regcheck`, which fails unless every fat binary holds exactly the
 targets its library declares, every registered kernel and variable exists
 in every target's image (cubin and code object symbol tables, PTX
-`.entry`s), and every kernel of every image is registered (or listed in
-unregistered_kernels). Its errors name the kernel, the target and the
-likely cause.""",
+`.entry`s), and every kernel of every image that the host program has a
+launch stub for is registered (one it has none for was instantiated by
+device code, and the report says so). Its errors name the kernel, the
+target and the likely cause.""",
     attrs = {
         "binary": attr.label(
             aspects = [_declared_aspect],
@@ -178,9 +179,6 @@ likely cause.""",
         ),
         "targets": attr.string_list(
             doc = "The targets every fat binary must hold; default: the targets its libraries declare.",
-        ),
-        "unregistered_kernels": attr.string_dict(
-            doc = "Kernels that images may hold without registration (launched only from device code): name -> why.",
         ),
         "_recorder": attr.label(default = Label("//rules/private/registration:recorder"), providers = [CcInfo]),
         "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
