@@ -92,7 +92,7 @@ def _offload_registration_test_impl(ctx):
     if not infos:
         fail("%s: give binary (a cc_binary or cc_test) or deps (the libraries it links)" % ctx.label)
     cc = cc_setup(ctx)
-    offload_libraries = {l: True for l in depset(transitive = [i.libraries for i in infos]).to_list()}
+    offload_libraries = {label: True for label in depset(transitive = [i.libraries for i in infos]).to_list()}
     contexts = [d[CcInfo].linking_context for d in ctx.attr.deps]
     if ctx.attr.binary:
         contexts.append(ctx.attr.binary[_DeclaredInfo].deps_cc.linking_context)
