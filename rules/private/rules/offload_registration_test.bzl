@@ -4,7 +4,7 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:cc.bzl", "cc_setup")
-load("//rules/private:common.bzl", "OFFLOAD_TOOLCHAIN_TYPE")
+load("//rules/private:common.bzl", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:providers.bzl", "OffloadLibraryInfo")
 load("//rules/private:toolchain.bzl", "find_offload_tool")
 load("//rules/private/kinds:registry.bzl", "KINDS")
@@ -119,7 +119,7 @@ def _offload_registration_test_impl(ctx):
         executable = recorder,
         outputs = [record],
         env = {"OFFLOAD_REGISTRATION_RECORD": record.path},
-        mnemonic = "OffloadRegistrationRecord",
+        mnemonic = MNEMONICS.registration_record,
         progress_message = "Recording the offload registration of %s" % ctx.label,
     )
 
