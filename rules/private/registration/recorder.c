@@ -3,7 +3,7 @@
 // in place of the HIP runtime, the CUDA runtime (static or shared) and
 // libomptarget. Only the registration constructors run: they call the
 // functions below, which write what is registered to the file named by
-// $OFFLOAD_REGISTRATION_RECORD; then __wrap_main, which -Wl,--wrap=main
+// the program's first argument; then __wrap_main, which -Wl,--wrap=main
 // makes the C runtime call instead of the program's main, exits. `offload regcheck`
 // reads the record:
 //
@@ -23,10 +23,28 @@ static FILE* out;
 static int handles;
 static void* slots[4096];
 
+// The record's path: the program's first argument, read from
+// /proc/self/cmdline because constructors may run before any other code of
+// ours; else $OFFLOAD_REGISTRATION_RECORD.
+static char path_buf[4096];
+
+static const char* RecordPath(void) {
+  FILE* f = fopen("/proc/self/cmdline", "rb");
+  if (f) {
+    size_t n = fread(path_buf, 1, sizeof path_buf - 1, f);
+    fclose(f);
+    path_buf[n] = 0;
+    size_t first = strlen(path_buf);
+    if (first + 1 < n) return path_buf + first + 1;
+  }
+  const char* env = getenv("OFFLOAD_REGISTRATION_RECORD");
+  return env ? env : "registration.record";
+}
+
 static FILE* Out(void) {
   if (!out) {
-    const char* path = getenv("OFFLOAD_REGISTRATION_RECORD");
-    out = fopen(path ? path : "registration.record", "wb");
+    const char* path = RecordPath();
+    out = fopen(path, "wb");
     if (!out) {
       perror("offload registration recorder");
       exit(3);

@@ -4,7 +4,7 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:cc.bzl", "cc_setup")
-load("//rules/private:common.bzl", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE")
+load("//rules/private:common.bzl", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE", "SUPPORTS_PATH_MAPPING")
 load("//rules/private:providers.bzl", "OffloadLibraryInfo")
 load("//rules/private:toolchain.bzl", "find_offload_tool")
 load("//rules/private/kinds:registry.bzl", "KINDS")
@@ -115,10 +115,13 @@ def _offload_registration_test_impl(ctx):
     )
     recorder = linked.executable
     record = ctx.actions.declare_file(ctx.label.name + ".record")
+    args = ctx.actions.args()
+    args.add(record)
     ctx.actions.run(
         executable = recorder,
+        arguments = [args],
         outputs = [record],
-        env = {"OFFLOAD_REGISTRATION_RECORD": record.path},
+        execution_requirements = SUPPORTS_PATH_MAPPING,
         mnemonic = MNEMONICS.registration_record,
         progress_message = "Recording the offload registration of %s" % ctx.label,
     )
@@ -127,8 +130,8 @@ def _offload_registration_test_impl(ctx):
     if ctx.attr.targets:
         kinds = sorted({d.split("=")[0]: True for d in declared}.keys())
         declared = ["%s=%s" % (k, ",".join(ctx.attr.targets)) for k in kinds]
-    args = ["--targets=" + d for d in sorted(declared)]
-    args.append("--host=" + recorder.short_path)
+    flags = ["--targets=" + d for d in sorted(declared)]
+    flags.append("--host=" + recorder.short_path)
     tool = find_offload_tool(ctx).executable
     script = ctx.actions.declare_file(ctx.label.name + ".sh")
     ctx.actions.write(script, "\n".join([
@@ -136,7 +139,7 @@ def _offload_registration_test_impl(ctx):
         "# offload_registration_test %s: the program's registration, recorded without a GPU, checked." % ctx.label,
         "exec %s regcheck %s %s" % (
             _quote(tool.short_path),
-            " ".join([_quote(a) for a in args]),
+            " ".join([_quote(a) for a in flags]),
             _quote(record.short_path),
         ),
         "",
