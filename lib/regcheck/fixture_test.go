@@ -269,5 +269,3 @@ func mustParse(t *testing.T, b []byte) *Record {
 	}
 	return rec
 }
-
-func readFile(path string) ([]byte, error) { return os.ReadFile(path) }

@@ -91,10 +91,17 @@ func cudaPayload(r io.ReaderAt, e nvfatbin.Entry) ([]byte, error) {
 	if !e.Compressed {
 		return src, nil
 	}
-	if e.UncompressedSize > maxInflated {
-		return nil, fmt.Errorf("%s: compressed image inflates to %d bytes, more than %d", e.ArchName(), e.UncompressedSize, maxInflated)
+	// LZ4 inflates at most 255-fold: a larger declared size is a lie, and
+	// memory grows with what is inflated, not with what is declared.
+	if e.UncompressedSize > maxInflated || e.UncompressedSize > 255*e.Size+64 {
+		return nil, fmt.Errorf("%s: compressed image of %d bytes declares %d inflated, more than it can hold or than %d",
+			e.ArchName(), e.Size, e.UncompressedSize, maxInflated)
 	}
-	return nvfatbin.Decompress(src, int(e.UncompressedSize))
+	var out bytes.Buffer
+	if err := nvfatbin.DecompressTo(&out, src, e.UncompressedSize); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 // hipImages reads a clang offload bundle: one code object per hip entry.
