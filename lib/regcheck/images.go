@@ -67,7 +67,9 @@ func cudaImages(r *io.SectionReader) ([]*Image, error) {
 		var im *Image
 		switch e.Kind {
 		case nvfatbin.KindPTX:
-			im = ptxImage(data)
+			if im, err = ptxImage(data); err != nil {
+				return nil, fmt.Errorf("compute_%d PTX: %w", e.Arch, err)
+			}
 			im.Target = fmt.Sprintf("compute_%d", e.Arch)
 		case nvfatbin.KindELF:
 			im, err = elfImage(bytes.NewReader(data), int64(len(data)))
@@ -222,12 +224,17 @@ func elfImage(r io.ReaderAt, size int64) (*Image, error) {
 }
 
 // ptxImage lists the .entry functions and visible globals of PTX text.
-func ptxImage(src []byte) *Image {
+func ptxImage(src []byte) (*Image, error) {
 	im := &Image{Format: "PTX", Symbols: map[string]bool{}}
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	split := strings.NewReplacer("(", " ( ", ";", " ; ", "[", " [ ", "=", " = ")
 	for sc.Scan() {
-		f := strings.Fields(strings.NewReplacer("(", " ( ", ";", " ; ", "[", " [ ", "=", " = ").Replace(sc.Text()))
+		line := strings.TrimLeft(sc.Text(), " \t")
+		if !strings.HasPrefix(line, ".visible") && !strings.HasPrefix(line, ".weak") && !strings.HasPrefix(line, ".entry") {
+			continue // instructions and directives that declare nothing
+		}
+		f := strings.Fields(split.Replace(line))
 		if len(f) < 2 || (f[0] != ".visible" && f[0] != ".weak" && f[0] != ".entry") {
 			continue
 		}
@@ -248,7 +255,7 @@ func ptxImage(src []byte) *Image {
 		}
 	}
 	sort.Strings(im.Kernels)
-	return im
+	return im, sc.Err()
 }
 
 func index(f []string, w string) int {
