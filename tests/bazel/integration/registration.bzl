@@ -1,6 +1,6 @@
 """Tests of offload_registration_test: it passes on real programs and fails on ones broken on purpose."""
 
-load("@rules_offload//rules:defs.bzl", "cuda_library", "offload_registration_test")
+load("@rules_offload//rules:defs.bzl", "cuda_library", "hip_library", "offload_registration_test")
 load("@rules_shell//shell:sh_test.bzl", "sh_test")
 
 CUDA = "@rules_offload_examples//cuda"
@@ -65,6 +65,26 @@ def registration_tests():
             "the sm_90 compile named it ScaleSm90",
             "kernel ScaleSm90 of the sm_90 cubin, compute_90 PTX (cuda fat binary #0) is not registered",
         ],
+    )
+
+    # A registration call missing: examples/hip's scale_registration
+    # registers the scale bundle's fat binary (offload_wrapper, host code
+    # without -fgpu-rdc: no kernel entries), and a library of the same
+    # source gives the program a launch stub for its kernel, which nothing
+    # registers for that fat binary.
+    hip_library(
+        name = "scale_lib",
+        srcs = [HIP + ":scale.hip"],
+        targets = ["gfx906", "gfx90a:xnack+", "gfx1030"],
+    )
+    _expect(
+        name = "registration_call_missing_registration_test",
+        status = 1,
+        deps = [
+            HIP + ":scale_registration",
+            ":scale_lib",
+        ],
+        messages = ["(hip fat binary #0) is registered by no host code: the host program has a launch stub for it, but no registration call names it"],
     )
 
     # A kernel that only device code can launch: not registered, and the
