@@ -20,6 +20,7 @@ load(
     _OffloadCudaInfo = "OffloadCudaInfo",
     _OffloadDeviceArchiveInfo = "OffloadDeviceArchiveInfo",
     _OffloadImageInfo = "OffloadImageInfo",
+    _OffloadLibraryInfo = "OffloadLibraryInfo",
     _OffloadLlvmInfo = "OffloadLlvmInfo",
     _OffloadPackageInfo = "OffloadPackageInfo",
     _OffloadRdcInfo = "OffloadRdcInfo",
@@ -35,6 +36,7 @@ load("//rules/private/rules:offload_device_link.bzl", _offload_device_link = "of
 load("//rules/private/rules:offload_library.bzl", _offload_library = "offload_library")
 load("//rules/private/rules:offload_llvm.bzl", _offload_llvm = "offload_llvm")
 load("//rules/private/rules:offload_package.bzl", _offload_package_rule = "offload_package_rule")
+load("//rules/private/rules:offload_registration_test.bzl", _offload_registration_test = "offload_registration_test")
 load("//rules/private/rules:offload_rocm.bzl", _offload_rocm = "offload_rocm")
 load("//rules/private/rules:offload_wrapper.bzl", _offload_wrapper = "offload_wrapper")
 
@@ -49,6 +51,7 @@ hip_library = _hip_library
 cuda_library = _cuda_library
 openmp_library = _openmp_library
 offload_device_link = _offload_device_link
+offload_registration_test = _offload_registration_test
 offload_bundle_rule = _offload_bundle_rule
 offload_package_rule = _offload_package_rule
 
@@ -66,6 +69,7 @@ offload_cuda = _offload_cuda
 OffloadImageInfo = _OffloadImageInfo
 OffloadBundleInfo = _OffloadBundleInfo
 OffloadPackageInfo = _OffloadPackageInfo
+OffloadLibraryInfo = _OffloadLibraryInfo
 OffloadRdcInfo = _OffloadRdcInfo
 OffloadDeviceArchiveInfo = _OffloadDeviceArchiveInfo
 OffloadTargetsInfo = _OffloadTargetsInfo

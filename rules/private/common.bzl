@@ -19,6 +19,7 @@ MNEMONICS = struct(
     openmp_compile = "OffloadOpenMPCompile",
     fatbinary = "OffloadFatbinary",
     hip_fatbin_object = "OffloadHipFatbinObject",
+    registration_record = "OffloadRegistrationRecord",
 )
 
 # Actions whose command lines carry paths only as File arguments can run

@@ -79,6 +79,14 @@ OffloadTargetsInfo = provider(
     },
 )
 
+OffloadLibraryInfo = provider(
+    doc = "What an offload_library declares, for offload_registration_test: its kind and targets.",
+    fields = {
+        "kind": "string: \"hip\", \"cuda\" or \"openmp\".",
+        "targets": "list of string: the canonical targets, sorted.",
+    },
+)
+
 OffloadRdcInfo = provider(
     doc = """Relocatable device code of an offload_library(rdc = True) and its deps.
 

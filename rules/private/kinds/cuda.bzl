@@ -116,6 +116,7 @@ CUDA = struct(
     runtime = _runtime,
     device_link = no_device_link,
     wrap_flags = no_wrap_flags,
+    recorded_runtime = ["libcudart_static.a", "libcudart.so"],
     device_link_container = "fatbinary",
     linked_image_kind = "cubin",
     entry_layout = current_entry_layout,

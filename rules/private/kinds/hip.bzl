@@ -124,6 +124,7 @@ HIP = struct(
     runtime = _runtime,
     device_link = no_device_link,
     wrap_flags = no_wrap_flags,
+    recorded_runtime = ["libamdhip64.so"],
     device_link_container = "hip_fatbin",
     linked_image_kind = "object",
     entry_layout = current_entry_layout,

@@ -218,6 +218,7 @@ OPENMP = struct(
     fat_binary_object = False,
     host_flags = _host_flags,
     runtime = _runtime,
+    recorded_runtime = ["libomptarget.so"],
     device_link_container = "package",
     device_link = _device_link,
     wrap_flags = _wrap_flags,

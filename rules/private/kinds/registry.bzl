@@ -60,6 +60,9 @@ name. Fields:
                            or None for the family's.
   wrap_flags:              function(clang version) -> more flags of its
                            `offload wrap` in offload_device_link.
+  recorded_runtime:        basename prefixes of the runtime libraries that
+                           offload_registration_test replaces with its
+                           recording stand-in (rules/private/registration).
   device_link_container:   the container offload_device_link writes.
   linked_image_kind:       the image kind of a linked image.
   entry_layout:            function(clang version) -> the offload entry
