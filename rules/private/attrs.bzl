@@ -29,13 +29,26 @@ def compile_attrs(default_type):
             values = ["o", "bc", "ll", "s", "i", "ii", "cui", "hipi"],
         ),
         "copts": attr.string_list(doc = "Extra clang flags for every device compile."),
-        "defines": attr.string_list(doc = "Macros for -D, as NAME or NAME=VALUE."),
-        "includes": attr.string_list(doc = "Include directories relative to the package (-I)."),
-        "hdrs": attr.label_list(doc = "Headers the sources include.", allow_files = True),
+        "defines": attr.string_list(doc = "Macros for -D, as NAME or NAME=VALUE, for these compiles and dependents' (cc_library's defines)."),
+        "local_defines": attr.string_list(doc = "Macros for -D of these compiles only."),
+        "includes": attr.string_list(
+            doc = "Include directories relative to the package, in the source tree and under bin, " +
+                  "as -isystem for these compiles and dependents' (cc_library's includes).",
+        ),
+        "hdrs": attr.label_list(doc = "Headers the sources and dependents include.", allow_files = True),
+        "textual_hdrs": attr.label_list(doc = "Headers included textually (not compiled on their own).", allow_files = True),
+        "include_prefix": attr.string(doc = "Prefix of the paths hdrs are included by (cc_library's; _virtual_includes)."),
+        "strip_include_prefix": attr.string(doc = "Prefix removed from the paths hdrs are included by (cc_library's)."),
         "deps": attr.label_list(
-            doc = "Libraries whose headers, include paths and defines the device code uses.",
+            doc = "Libraries whose headers, include paths and defines the device code uses, and " +
+                  "dependents' too (cc_library's deps).",
             providers = [CcInfo],
         ),
+        "implementation_deps": attr.label_list(
+            doc = "Libraries these compiles use whose headers dependents do not see (linked as deps).",
+            providers = [CcInfo],
+        ),
+        "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
         "compiler": attr.label(
             doc = "A target providing OffloadClangInfo (an offload_clang_toolchain) that overrides " +
                   "the resolved clang toolchain for this target only, e.g. to pin clang-16 for an " +

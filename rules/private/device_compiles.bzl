@@ -5,13 +5,12 @@ SDKs), the plan and the actions per (source, target), prebuilt images
 instead, and the output groups of the images.
 """
 
-load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
-load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private/actions:compile.bzl", "emit_device_compile")
 load("//rules/private/actions:device_link.bzl", "emit_device_link")
 load("//rules/private/targets:targets.bzl", "resolve_target", "resolve_targets", "target_dir")
 load(":common.bzl", "IMAGE_TYPES")
 load(":compilation_mode.bzl", "mode_copts")
+load(":headers.bzl", "rule_headers")
 load(":providers.bzl", "OffloadImageInfo", "OffloadTargetsInfo")
 load(":sdk_check.bzl", "sdk_error")
 
@@ -218,31 +217,21 @@ def output_groups(images):
         groups.setdefault("target_" + target_dir(i.target), []).append(i.file)
     return {k: depset(v) for k, v in groups.items()}
 
-def compile_kwargs(ctx):
+def compile_kwargs(ctx, cc):
     """emit_device_compile arguments from the common attributes.
 
     Args:
       ctx: a rule context with the attributes of attrs.compile_attrs.
+      cc: struct from cc.cc_setup.
 
     Returns:
-      dict of keyword arguments.
+      dict of keyword arguments; "headers" is headers.rule_headers' struct,
+      whose public compilation context a library exports.
     """
-    cc = None
-    if ctx.attr.deps:
-        cc = cc_common.merge_cc_infos(cc_infos = [d[CcInfo] for d in ctx.attr.deps]).compilation_context
-    root = ctx.label.workspace_root
-    pkg = ctx.label.package
-    includes = []
-    for inc in ctx.attr.includes:
-        parts = [p for p in [root, pkg, inc] if p and p != "."]
-        includes.append("/".join(parts) or ".")
     if ctx.attr.cuid and len(ctx.files.srcs) > 1:
         fail("%s: cuid names one compilation unit; there are %d sources" % (ctx.label, len(ctx.files.srcs)))
     return dict(
         cuid = ctx.attr.cuid,
         copts = mode_copts(ctx) + ctx.attr.copts,
-        defines = ctx.attr.defines,
-        includes = includes,
-        compilation_context = cc,
-        hdrs = ctx.files.hdrs,
+        headers = rule_headers(ctx, cc),
     )

@@ -1,6 +1,8 @@
 """offload_bundle: per-target device compiles bundled by `offload bundler`."""
 
+load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("//rules/private:attrs.bzl", "compile_attrs")
+load("//rules/private:cc.bzl", "cc_setup")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
 load("//rules/private:providers.bzl", "OffloadBundleInfo")
@@ -77,7 +79,7 @@ def _offload_bundle_impl(ctx):
             targets,
             srcs,
             link = "auto" if kind.links_sources else "never",
-            compile_kwargs = compile_kwargs(ctx),
+            compile_kwargs = compile_kwargs(ctx, cc_setup(ctx)),
         )
     prebuilt, prebuilt_targets = prebuilt_images(ctx, kind, code_object, ctx.attr.images)
     seen = {t.bundle_id: True for t in targets}
@@ -160,5 +162,6 @@ One OffloadCompile action per (source, target) — plus one OffloadDeviceLink
 per target when several HIP sources make one code object — and one cheap
 OffloadBundle action. Adding a target re-runs only that target's compiles.""",
     attrs = _ATTRS,
-    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)],
+    fragments = ["cpp"],
+    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)] + use_cc_toolchain(),
 )

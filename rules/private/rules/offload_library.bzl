@@ -3,7 +3,7 @@
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:attrs.bzl", "compile_attrs")
-load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context", "public_compilation_context")
+load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
 load("//rules/private:providers.bzl", "OffloadRdcInfo")
@@ -104,7 +104,8 @@ def _offload_library_impl(ctx):
         if err:
             fail("%s: %s" % (ctx.label, err))
     srcs = ctx.files.srcs
-    kwargs = compile_kwargs(ctx)
+    cc = cc_setup(ctx)
+    kwargs = compile_kwargs(ctx, cc)
     source_kwargs = {k: v for k, v in kwargs.items() if k != "cuid"}
 
     stems = source_stems(srcs)
@@ -154,13 +155,14 @@ def _offload_library_impl(ctx):
             fatbin_objects.append(fatbin_object)
             objects.append(fatbin_object)
 
-    cc = cc_setup(ctx)
     linking = [objects_linking_context(ctx, cc, objects, ctx.attr.alwayslink)]
     if runtime:
         linking.append(library_linking_context(ctx, cc, runtime.static, runtime.dynamic, runtime.flags))
     linking.append(library_linking_context(ctx, cc, link_flags = ctx.attr.linkopts))
-    compilation = public_compilation_context(ctx.files.hdrs, kwargs["includes"], ctx.attr.defines)
-    cc_info = merge(compilation, linking, [d[CcInfo] for d in ctx.attr.deps])
+
+    # implementation_deps: linked, their headers not exported (cc_library's).
+    linking += [d[CcInfo].linking_context for d in ctx.attr.implementation_deps]
+    cc_info = merge(kwargs["headers"].public, linking, [d[CcInfo] for d in ctx.attr.deps])
 
     groups = output_groups(images)
     groups["host_objects"] = depset(host_objects)
@@ -196,7 +198,6 @@ _ATTRS.update({
         doc = "Link every object even if nothing refers to it (kernels launched only through " +
               "the runtime by name).",
     ),
-    "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
 })
 
 offload_library = rule(

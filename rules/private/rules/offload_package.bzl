@@ -1,6 +1,8 @@
 """offload_package: per-target device compiles packaged as an OffloadBinary."""
 
+load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("//rules/private:attrs.bzl", "compile_attrs")
+load("//rules/private:cc.bzl", "cc_setup")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
 load("//rules/private:providers.bzl", "OffloadPackageInfo")
@@ -27,7 +29,7 @@ def _offload_package_impl(ctx):
             targets,
             srcs,
             link = "always" if ctx.attr.link else "never",
-            compile_kwargs = compile_kwargs(ctx),
+            compile_kwargs = compile_kwargs(ctx, cc_setup(ctx)),
         )
     prebuilt, _ = prebuilt_images(ctx, kind, code_object, ctx.attr.images)
     images = images + prebuilt
@@ -79,5 +81,6 @@ One OffloadCompile action per (source, target), each an image with its
 triple, arch and offload kind, and one OffloadPackage action (the new offload
 driver's container, read by clang-linker-wrapper and llvm-objdump --offloading).""",
     attrs = _ATTRS,
-    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)],
+    fragments = ["cpp"],
+    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)] + use_cc_toolchain(),
 )
