@@ -5,7 +5,8 @@ SDKs), the plan and the actions per (source, target), prebuilt images
 instead, and the output groups of the images.
 """
 
-load("//rules/private/actions:compile.bzl", "emit_device_compile")
+load("//rules/private/actions:compile.bzl", "device_compile_command", "emit_device_compile")
+load("//rules/private/actions:compile_command.bzl", "compile_command_file", "emit_compile_command")
 load("//rules/private/actions:device_link.bzl", "emit_device_link")
 load("//rules/private/targets:targets.bzl", "resolve_target", "resolve_targets", "target_dir")
 load(":common.bzl", "IMAGE_TYPES")
@@ -160,6 +161,34 @@ def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwa
             emit_device_compile(ctx, clang, src, t, out, kind, plan.flags, all_targets = targets, **compile_kwargs)
             images.append(_image(out, t, plan.image_kind, kind, "compile"))
     return images
+
+def device_compile_commands(ctx, clang, kind, file_type, targets, srcs, compile_kwargs):
+    """The compile_commands output group of a device-only rule: per source its first target's compile.
+
+    An editor needs one command per file; the device compile of the first
+    target (by bundle ID) stands for them all.
+
+    Args:
+      ctx: the rule context.
+      clang: OffloadClangInfo.
+      kind: the offload kind's struct.
+      file_type: a key of IMAGE_TYPES.
+      targets: resolved targets, not empty.
+      srcs: list of File.
+      compile_kwargs: dict of device_compile_command arguments (compile_kwargs).
+
+    Returns:
+      depset of File: the written commands and the headers they read
+      (generated ones must exist for an editor to open them).
+    """
+    t = targets[0]
+    plan = compile_plan(ctx, clang, kind, file_type, t)
+    files = []
+    for src, stem in zip(srcs, source_stems(srcs)):
+        out = compile_command_file(ctx, stem)
+        command = device_compile_command(ctx, clang, src, t, out, kind, plan.flags, all_targets = targets, **compile_kwargs)
+        files.append(emit_compile_command(ctx, clang, command, out))
+    return depset(files, transitive = [compile_kwargs["headers"].headers])
 
 _EXT_KINDS = {
     "o": "object",

@@ -9,6 +9,7 @@ load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", 
 load("//rules/private:providers.bzl", "OffloadRdcInfo")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:compile.bzl", "device_compile_command", "run_command", "source_cuid")
+load("//rules/private/actions:compile_command.bzl", "compile_command_file", "emit_compile_command")
 load("//rules/private/actions:containers.bzl", "CONTAINERS")
 load("//rules/private/actions:hip_fatbin_object.bzl", "emit_hip_fatbin_object")
 load("//rules/private/actions:host_compile.bzl", "emit_host_compile", "host_compile_command")
@@ -130,6 +131,7 @@ def _offload_library_impl(ctx):
     objects = []
     host_objects = []
     fatbin_objects = []
+    compile_commands = []
     for i, src in enumerate(srcs):
         stem = stems[i]
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
@@ -149,6 +151,12 @@ def _offload_library_impl(ctx):
             emit_openmp_compile(ctx, clang, src, openmp_commands[src.path] + [host])
         else:
             emit_host_compile(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
+
+        # For editors: the host half with every target named, as clang's
+        # own multi-arch command of the source.
+        command_file = compile_command_file(ctx, stem)
+        entry = host_compile_command(ctx, clang, src, kind, targets, None, command_file, cuid, source_kwargs)
+        compile_commands.append(emit_compile_command(ctx, clang, entry, command_file))
         host_objects.append(obj)
         objects.append(obj)
         if fatbin_object:
@@ -167,6 +175,7 @@ def _offload_library_impl(ctx):
     groups = output_groups(images)
     groups["host_objects"] = depset(host_objects)
     groups["fatbin_objects"] = depset(fatbin_objects)
+    groups["compile_commands"] = depset(compile_commands, transitive = [kwargs["headers"].headers])
     return [
         DefaultInfo(files = depset(objects)),
         cc_info,

@@ -1,10 +1,14 @@
 """The swap test's one set of cc_library attributes, given to several rules."""
 
 def swap_library(name, rule, implementation_deps = True, **kwargs):
-    """Declares name with rule, the swap attributes and kwargs (targets, kind).
+    """Declares name with rule, the swap attributes and kwargs.
 
-    Bazel 4.2's cc_library has no implementation_deps (implementation_deps =
-    False): its swap_impl is a dep.
+    Args:
+      name: the target's name.
+      rule: cc_library, hip_library, cuda_library, offload_bundle...
+      implementation_deps: False for Bazel 4.2's cc_library, which has no
+        such attribute: swap_impl is then a dep.
+      **kwargs: the rule's own attributes (targets, kind).
     """
     if implementation_deps:
         kwargs["implementation_deps"] = [":swap_impl"]

@@ -18,6 +18,9 @@ static_assert(INC_VALUE == 11, "includes");
 static_assert(API_DEFINE == 5, "defines");
 static_assert(LOCAL_ONLY == 1, "local_defines");
 
+#if defined(__HIP__)
+#include <hip/hip_runtime.h>  // the launch API a kernel's host stub calls
+#endif
 #if defined(__HIP__) || defined(__CUDA__)
 __global__ void swap_kernel(int *out) { *out = GENERATED_VALUE + BASE_VALUE; }
 #endif
