@@ -2,6 +2,7 @@
 
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
+load(":native.bzl", "OffloadNativeTargetsInfo")
 load(":providers.bzl", "OffloadClangInfo")
 
 def compile_attrs(default_type):
@@ -13,7 +14,8 @@ def compile_attrs(default_type):
         ),
         "targets": attr.string_list(
             doc = "Offload targets: \"gfx906\", \"gfx90a:xnack+\", \"sm_90\", \"compute_90\", " +
-                  "\"x86_64-pc-linux-gnu\" (OpenMP host-CPU device) or full bundle entry IDs. " +
+                  "\"x86_64-pc-linux-gnu\" (OpenMP host-CPU device), full bundle entry IDs, or \"native\" " +
+                  "(the build machine's GPUs of the kind, found when @offload_native was fetched). " +
                   "Validated at analysis time. Empty: the --@rules_offload//rules:targets flag.",
         ),
         "kind": attr.string(
@@ -62,4 +64,9 @@ def compile_attrs(default_type):
                   "source path, the same on every machine.",
         ),
         "_targets_flag": attr.label(default = Label("//rules:targets")),
+        # The machine's GPUs for targets "native" (rules/sdk/native.bzl).
+        "_native_targets": attr.label(
+            default = Label("@offload_native//:targets"),
+            providers = [OffloadNativeTargetsInfo],
+        ),
     }

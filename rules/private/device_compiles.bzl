@@ -12,6 +12,7 @@ load("//rules/private/targets:targets.bzl", "resolve_target", "resolve_targets",
 load(":common.bzl", "IMAGE_TYPES")
 load(":compilation_mode.bzl", "mode_copts")
 load(":headers.bzl", "rule_headers")
+load(":native.bzl", "OffloadNativeTargetsInfo", "expand_native")
 load(":providers.bzl", "OffloadImageInfo", "OffloadTargetsInfo")
 load(":sdk_check.bzl", "sdk_error")
 
@@ -44,6 +45,7 @@ def resolve_or_fail(ctx, clang, specs, kind, code_object):
     Returns:
       list of resolved target structs, sorted by bundle ID.
     """
+    specs = expand_native(ctx.label, specs, kind, ctx.attr._native_targets[OffloadNativeTargetsInfo])
     targets, err = resolve_targets(specs, kind.name, code_object)
     if not err and code_object:
         err = kind.bitcode_copts_error(ctx.attr.copts)

@@ -26,6 +26,9 @@
 #   5d. clangd (clangd.sh): offload_compile_commands writes
 #      compile_commands.json; clangd-22 --check opens the examples' .hip and
 #      .cu and a source with generated and prefixed headers with no error;
+#   5e. targets "native" (native.sh): fake amdgpu-arch/nvptx-arch print a
+#      chosen list; HIP and CUDA targets compile for exactly their GPUs,
+#      and none found fails analysis with the tools' reason;
 #   6. hermetic toolchains (hermetic.sh): the compiler's and the SDKs' files
 #      are inputs, one changed byte of an SDK re-runs its compiles, clang-16
 #      and clang-22 give different keys, a fresh workspace that follows the
@@ -278,6 +281,9 @@ source "$here/gpu.sh"
 
 # 5d. Editors: clangd-22 with offload_compile_commands' database.
 source "$here/clangd.sh"
+
+# 5e. targets "native" with fake amdgpu-arch and nvptx-arch.
+source "$here/native.sh"
 
 # 6. Hermetic toolchains: SDK files as inputs, SDK bytes in the keys,
 # compilers in the keys, the README's WORKSPACE, archives with sha256.
