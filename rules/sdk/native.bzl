@@ -78,5 +78,4 @@ change or on `bazel sync --configure` (after a GPU is added or replaced).""",
     },
     environ = ["OFFLOAD_AMDGPU_ARCH", "OFFLOAD_NVPTX_ARCH", "OFFLOAD_LLVM_PATH", "PATH"],
     configure = True,
-    local = True,
 )
