@@ -52,6 +52,7 @@ def rule_headers(ctx, cc):
           configuration's bin directory, so that path mapping can rewrite it.
       )
     """
+
     # Bazel 4.2's cc_common.compile has no textual_hdrs: they go in as public
     # headers, under the same include prefixes; no header is compiled alone
     # here (no srcs), so the difference does not show in the compiles.

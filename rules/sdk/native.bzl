@@ -32,13 +32,13 @@ def _detect(rctx, tool, env):
     if not program:
         return [], "no %s (LLVM %s's; $%s names another)" % (tool, rctx.attr.version, env)
     res = rctx.execute([program], timeout = 60)
-    lines = [l.strip() for l in res.stdout.splitlines() if l.strip()]
+    lines = [line.strip() for line in res.stdout.splitlines() if line.strip()]
     if res.return_code != 0:
         said = (res.stderr.strip().splitlines() or ["no message"])[0]
         return [], "%s exited %d: %s" % (program, res.return_code, said)
     if not lines:
         return [], "%s found no GPU" % program
-    return sorted({l: True for l in lines}.keys()), ""
+    return sorted({line: True for line in lines}.keys()), ""
 
 def _offload_native_repository_impl(rctx):
     families = {}
