@@ -31,6 +31,7 @@ load(
 load("//rules/private:toolchain.bzl", _offload_clang_toolchain = "offload_clang_toolchain", _offload_toolchain = "offload_toolchain")
 load("//rules/private/rules:device_archive.bzl", _device_archive = "device_archive")
 load("//rules/private/rules:offload_bundle.bzl", _offload_bundle_rule = "offload_bundle_rule")
+load("//rules/private/rules:offload_compile_commands.bzl", _offload_compile_commands = "offload_compile_commands")
 load("//rules/private/rules:offload_cuda.bzl", _offload_cuda = "offload_cuda")
 load("//rules/private/rules:offload_device_link.bzl", _offload_device_link = "offload_device_link")
 load("//rules/private/rules:offload_library.bzl", _offload_library = "offload_library")
@@ -54,6 +55,9 @@ offload_device_link = _offload_device_link
 offload_registration_test = _offload_registration_test
 offload_bundle_rule = _offload_bundle_rule
 offload_package_rule = _offload_package_rule
+
+# Editors (clangd).
+offload_compile_commands = _offload_compile_commands
 
 # Toolchains and settings.
 offload_toolchain = _offload_toolchain

@@ -21,6 +21,7 @@ components).
 
 load("//rules/sdk:cuda.bzl", "offload_cuda_repository")
 load("//rules/sdk:llvm.bzl", "offload_llvm_repository")
+load("//rules/sdk:native.bzl", "offload_native_repository")
 load("//rules/sdk:redist.bzl", "REDIST_ATTRS")
 load("//rules/sdk:rocm.bzl", "offload_rocm_repository")
 
@@ -63,6 +64,9 @@ def _offload_impl(mctx):
             declared[spec.default] = {}
         for name, kw in declared.items():
             spec.rule(name = name, **kw)
+
+    # The machine's GPUs, for targets "native".
+    offload_native_repository(name = "offload_native")
 
 offload = module_extension(
     implementation = _offload_impl,

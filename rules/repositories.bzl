@@ -19,10 +19,12 @@ and registers the clang toolchain over them and the offload tool's toolchain.
 load("//rules/sdk:bazel4.bzl", _bazel4_offline_repositories = "bazel4_offline_repositories", _rules_cc_compat = "rules_cc_compat")
 load("//rules/sdk:cuda.bzl", _offload_cuda_repository = "offload_cuda_repository")
 load("//rules/sdk:llvm.bzl", _offload_llvm_repository = "offload_llvm_repository")
+load("//rules/sdk:native.bzl", _offload_native_repository = "offload_native_repository")
 load("//rules/sdk:rocm.bzl", _offload_rocm_repository = "offload_rocm_repository")
 load("//rules/sdk:tool.bzl", _offload_tool_repository = "offload_tool_repository")
 
 offload_llvm_repository = _offload_llvm_repository
+offload_native_repository = _offload_native_repository
 offload_rocm_repository = _offload_rocm_repository
 offload_cuda_repository = _offload_cuda_repository
 offload_tool_repository = _offload_tool_repository
@@ -51,6 +53,8 @@ def rules_offload_toolchains(offload = None, register = True):  # buildifier: di
         offload_rocm_repository(name = "offload_rocm")
     if not _declared("offload_cuda"):
         offload_cuda_repository(name = "offload_cuda")
+    if not _declared("offload_native"):
+        offload_native_repository(name = "offload_native")
     if not _declared("offload_tool"):
         offload_tool_repository(name = "offload_tool", binary = offload or "")
     if register:

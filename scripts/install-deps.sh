@@ -13,9 +13,10 @@
 # clang-14 instead, and nvcc then refuses to run),
 # Bazel 4.2.3 with skylib and nginx (the rules' integration workspace and
 # its remote cache), GNU time (the benchmark's peak-memory column) and
-# xxhsum (the reference XXH3 that lib/xxh3 is checked against).
+# xxhsum (the reference XXH3 that lib/xxh3 is checked against), clangd-22
+# (tests/bazel/clangd.sh opens offload sources with the rules' compile_commands.json).
 set -euo pipefail
-pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clang-16 clang-tools-16 lld-16 libomp-16-dev clang-tools-14
+pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clangd-22 clang-16 clang-tools-16 lld-16 libomp-16-dev clang-tools-14
       clang-13 llvm-13 llvm-14 clang-15 llvm-15 llvm-16 clang-19 llvm-19 clang-tools-19
       libamdhip64-dev rocm-device-libs nvidia-cuda-toolkit g++-11
       bazel-bootstrap bazel-skylib nginx time xxhash

@@ -2,6 +2,7 @@
 
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
+load(":native.bzl", "OffloadNativeTargetsInfo")
 load(":providers.bzl", "OffloadClangInfo")
 
 def compile_attrs(default_type):
@@ -13,7 +14,8 @@ def compile_attrs(default_type):
         ),
         "targets": attr.string_list(
             doc = "Offload targets: \"gfx906\", \"gfx90a:xnack+\", \"sm_90\", \"compute_90\", " +
-                  "\"x86_64-pc-linux-gnu\" (OpenMP host-CPU device) or full bundle entry IDs. " +
+                  "\"x86_64-pc-linux-gnu\" (OpenMP host-CPU device), full bundle entry IDs, or \"native\" " +
+                  "(the build machine's GPUs of the kind, found when @offload_native was fetched). " +
                   "Validated at analysis time. Empty: the --@rules_offload//rules:targets flag.",
         ),
         "kind": attr.string(
@@ -29,13 +31,26 @@ def compile_attrs(default_type):
             values = ["o", "bc", "ll", "s", "i", "ii", "cui", "hipi"],
         ),
         "copts": attr.string_list(doc = "Extra clang flags for every device compile."),
-        "defines": attr.string_list(doc = "Macros for -D, as NAME or NAME=VALUE."),
-        "includes": attr.string_list(doc = "Include directories relative to the package (-I)."),
-        "hdrs": attr.label_list(doc = "Headers the sources include.", allow_files = True),
+        "defines": attr.string_list(doc = "Macros for -D, as NAME or NAME=VALUE, for these compiles and dependents' (cc_library's defines)."),
+        "local_defines": attr.string_list(doc = "Macros for -D of these compiles only."),
+        "includes": attr.string_list(
+            doc = "Include directories relative to the package, in the source tree and under bin, " +
+                  "as -isystem for these compiles and dependents' (cc_library's includes).",
+        ),
+        "hdrs": attr.label_list(doc = "Headers the sources and dependents include.", allow_files = True),
+        "textual_hdrs": attr.label_list(doc = "Headers included textually (not compiled on their own).", allow_files = True),
+        "include_prefix": attr.string(doc = "Prefix of the paths hdrs are included by (cc_library's; _virtual_includes)."),
+        "strip_include_prefix": attr.string(doc = "Prefix removed from the paths hdrs are included by (cc_library's)."),
         "deps": attr.label_list(
-            doc = "Libraries whose headers, include paths and defines the device code uses.",
+            doc = "Libraries whose headers, include paths and defines the device code uses, and " +
+                  "dependents' too (cc_library's deps).",
             providers = [CcInfo],
         ),
+        "implementation_deps": attr.label_list(
+            doc = "Libraries these compiles use whose headers dependents do not see (linked as deps).",
+            providers = [CcInfo],
+        ),
+        "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
         "compiler": attr.label(
             doc = "A target providing OffloadClangInfo (an offload_clang_toolchain) that overrides " +
                   "the resolved clang toolchain for this target only, e.g. to pin clang-16 for an " +
@@ -49,4 +64,9 @@ def compile_attrs(default_type):
                   "source path, the same on every machine.",
         ),
         "_targets_flag": attr.label(default = Label("//rules:targets")),
+        # The machine's GPUs for targets "native" (rules/sdk/native.bzl).
+        "_native_targets": attr.label(
+            default = Label("@offload_native//:targets"),
+            providers = [OffloadNativeTargetsInfo],
+        ),
     }

@@ -95,23 +95,6 @@ def library_linking_context(ctx, cc, static_library = None, dynamic_libraries = 
     )
     return cc_common.create_linking_context(linker_inputs = depset([linker_input]))
 
-def public_compilation_context(hdrs, includes, defines):
-    """What dependents of a library compile with: its headers, includes, defines.
-
-    Args:
-      hdrs: list of File.
-      includes: list of execroot-relative directories.
-      defines: list of string.
-
-    Returns:
-      CompilationContext.
-    """
-    return cc_common.create_compilation_context(
-        headers = depset(hdrs),
-        includes = depset(includes),
-        defines = depset(defines),
-    )
-
 def merge(compilation_context, linking_contexts, deps):
     """One CcInfo: this rule's contexts, then its deps'.
 

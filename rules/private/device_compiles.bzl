@@ -5,13 +5,14 @@ SDKs), the plan and the actions per (source, target), prebuilt images
 instead, and the output groups of the images.
 """
 
-load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
-load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
-load("//rules/private/actions:compile.bzl", "emit_device_compile")
+load("//rules/private/actions:compile.bzl", "device_compile_command", "emit_device_compile")
+load("//rules/private/actions:compile_command.bzl", "compile_command_file", "emit_compile_command")
 load("//rules/private/actions:device_link.bzl", "emit_device_link")
 load("//rules/private/targets:targets.bzl", "resolve_target", "resolve_targets", "target_dir")
 load(":common.bzl", "IMAGE_TYPES")
 load(":compilation_mode.bzl", "mode_copts")
+load(":headers.bzl", "rule_headers")
+load(":native.bzl", "OffloadNativeTargetsInfo", "expand_native")
 load(":providers.bzl", "OffloadImageInfo", "OffloadTargetsInfo")
 load(":sdk_check.bzl", "sdk_error")
 
@@ -44,6 +45,7 @@ def resolve_or_fail(ctx, clang, specs, kind, code_object):
     Returns:
       list of resolved target structs, sorted by bundle ID.
     """
+    specs = expand_native(ctx.label, specs, kind, ctx.attr._native_targets[OffloadNativeTargetsInfo])
     targets, err = resolve_targets(specs, kind.name, code_object)
     if not err and code_object:
         err = kind.bitcode_copts_error(ctx.attr.copts)
@@ -162,6 +164,34 @@ def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwa
             images.append(_image(out, t, plan.image_kind, kind, "compile"))
     return images
 
+def device_compile_commands(ctx, clang, kind, file_type, targets, srcs, compile_kwargs):
+    """The compile_commands output group of a device-only rule: per source its first target's compile.
+
+    An editor needs one command per file; the device compile of the first
+    target (by bundle ID) stands for them all.
+
+    Args:
+      ctx: the rule context.
+      clang: OffloadClangInfo.
+      kind: the offload kind's struct.
+      file_type: a key of IMAGE_TYPES.
+      targets: resolved targets, not empty.
+      srcs: list of File.
+      compile_kwargs: dict of device_compile_command arguments (compile_kwargs).
+
+    Returns:
+      depset of File: the written commands and the headers they read
+      (generated ones must exist for an editor to open them).
+    """
+    t = targets[0]
+    plan = compile_plan(ctx, clang, kind, file_type, t)
+    files = []
+    for src, stem in zip(srcs, source_stems(srcs)):
+        out = compile_command_file(ctx, stem)
+        command = device_compile_command(ctx, clang, src, t, out, kind, plan.flags, all_targets = targets, **compile_kwargs)
+        files.append(emit_compile_command(ctx, clang, command, out))
+    return depset(files, transitive = [compile_kwargs["headers"].headers])
+
 _EXT_KINDS = {
     "o": "object",
     "hsaco": "object",
@@ -218,31 +248,21 @@ def output_groups(images):
         groups.setdefault("target_" + target_dir(i.target), []).append(i.file)
     return {k: depset(v) for k, v in groups.items()}
 
-def compile_kwargs(ctx):
+def compile_kwargs(ctx, cc):
     """emit_device_compile arguments from the common attributes.
 
     Args:
       ctx: a rule context with the attributes of attrs.compile_attrs.
+      cc: struct from cc.cc_setup.
 
     Returns:
-      dict of keyword arguments.
+      dict of keyword arguments; "headers" is headers.rule_headers' struct,
+      whose public compilation context a library exports.
     """
-    cc = None
-    if ctx.attr.deps:
-        cc = cc_common.merge_cc_infos(cc_infos = [d[CcInfo] for d in ctx.attr.deps]).compilation_context
-    root = ctx.label.workspace_root
-    pkg = ctx.label.package
-    includes = []
-    for inc in ctx.attr.includes:
-        parts = [p for p in [root, pkg, inc] if p and p != "."]
-        includes.append("/".join(parts) or ".")
     if ctx.attr.cuid and len(ctx.files.srcs) > 1:
         fail("%s: cuid names one compilation unit; there are %d sources" % (ctx.label, len(ctx.files.srcs)))
     return dict(
         cuid = ctx.attr.cuid,
         copts = mode_copts(ctx) + ctx.attr.copts,
-        defines = ctx.attr.defines,
-        includes = includes,
-        compilation_context = cc,
-        hdrs = ctx.files.hdrs,
+        headers = rule_headers(ctx, cc),
     )

@@ -85,13 +85,16 @@ else
   bad "action keys for clang-22 and clang-16: '$k22' '$k16'"
 fi
 
-# H4: the README's WORKSPACE block, around a copy of the examples.
+# H4: the README's WORKSPACE and .bazelrc blocks, around a copy of the examples;
+# the build's output is quiet (no sandbox debug lines).
 user="$scratch/user_ws"
 mkdir -p "$user"
 cp -r "$root/examples/." "$user/"
 rm -rf "$user"/bazel-*
 awk '/<!-- workspace:begin -->/{on=1; next} /<!-- workspace:end -->/{on=0} on && !/^```/' "$root/README.md" |
   sed "s|/path/to/rules_offload|$root|" >"$user/WORKSPACE"
+# ... and its .bazelrc block, not examples/.bazelrc: a new user has only the README.
+awk '/<!-- bazelrc:begin -->/{on=1; next} /<!-- bazelrc:end -->/{on=0} on && !/^```/' "$root/README.md" >"$user/.bazelrc"
 user_bz() { (cd "$user" && bazel --output_base="$scratch/ob_user" "$@"); }
 if grep -q rules_offload_toolchains "$user/WORKSPACE" &&
   user_bz test "${bazel_flags[@]}" //... >"$scratch/user.log" 2>&1; then
@@ -99,6 +102,12 @@ if grep -q rules_offload_toolchains "$user/WORKSPACE" &&
   user_bin=$(user_bz info "${bazel_flags[@]}" bazel-bin 2>/dev/null)
   cp "$user_bin/hip/scale.hipfb" "$scratch/scale_local.hipfb"
   ok "a fresh workspace with README.md's WORKSPACE lines builds and tests the examples offline ($built; the offload tool built by Go)"
+  noise=$(grep -c 'linux-sandbox' "$scratch/user.log")
+  if [ "$noise" -eq 0 ]; then
+    ok "the README's workspace builds quietly: no linux-sandbox debug lines in $(wc -l <"$scratch/user.log") lines of output"
+  else
+    bad "the README's workspace prints $noise linux-sandbox debug lines (its .bazelrc block?)"
+  fi
 else
   bad "README workspace: $(grep -m5 -E 'ERROR|FAILED|error' "$scratch/user.log")"
 fi

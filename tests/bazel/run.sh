@@ -23,6 +23,12 @@
 #   5c. the GPU programs of tests/gpu (gpu.sh): built -c opt, packed by
 #      tests/gpu/build.sh and run without a GPU, each to the CUDA
 #      runtime's "no device" error (make gpu-check runs them on a GPU);
+#   5d. clangd (clangd.sh): offload_compile_commands writes
+#      compile_commands.json; clangd-22 --check opens the examples' .hip and
+#      .cu and a source with generated and prefixed headers with no error;
+#   5e. targets "native" (native.sh): fake amdgpu-arch/nvptx-arch print a
+#      chosen list; HIP and CUDA targets compile for exactly their GPUs,
+#      and none found fails analysis with the tools' reason;
 #   6. hermetic toolchains (hermetic.sh): the compiler's and the SDKs' files
 #      are inputs, one changed byte of an SDK re-runs its compiles, clang-16
 #      and clang-22 give different keys, a fresh workspace that follows the
@@ -81,7 +87,7 @@ cleanup() {
 trap cleanup EXIT
 
 missing=()
-for tool in bazel go nginx clang-22 clang++-22 clang-16 clang-offload-bundler-22 llvm-objdump-22 \
+for tool in bazel go nginx clang-22 clang++-22 clangd-22 clang-16 clang-offload-bundler-22 llvm-objdump-22 \
   llvm-offload-binary-22 llvm-readelf-22 llvm-ar-22 ptxas; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
@@ -272,6 +278,12 @@ source "$here/opt.sh"
 
 # 5c. The GPU programs (tests/gpu), built -c opt and dry-run without a GPU.
 source "$here/gpu.sh"
+
+# 5d. Editors: clangd-22 with offload_compile_commands' database.
+source "$here/clangd.sh"
+
+# 5e. targets "native" with fake amdgpu-arch and nvptx-arch.
+source "$here/native.sh"
 
 # 6. Hermetic toolchains: SDK files as inputs, SDK bytes in the keys,
 # compilers in the keys, the README's WORKSPACE, archives with sha256.

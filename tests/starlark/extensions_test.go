@@ -149,10 +149,12 @@ func runExtension(t *testing.T, modules ...starlark.Value) []string {
 
 func TestExtensionDefaults(t *testing.T) {
 	got := runExtension(t, module(nil))
-	// No tags: each repository rule's own defaults (version "22" for LLVM).
+	// No tags: each repository rule's own defaults (version "22" for LLVM),
+	// and the machine's GPUs for targets "native".
 	want := []string{
 		"offload_cuda name=offload_cuda",
 		"offload_llvm name=offload_llvm",
+		"offload_native name=offload_native",
 		"offload_rocm name=offload_rocm",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -174,6 +176,7 @@ func TestExtensionRootTagsWin(t *testing.T) {
 		"offload_cuda name=offload_cuda path=/usr/local/cuda-12.4 redist_components=[\"cuda_cudart\"] redist_platform=linux-x86_64",
 		"offload_llvm name=offload_llvm path=/opt/llvm-22 version=22",
 		"offload_llvm name=offload_llvm16 version=16",
+		"offload_native name=offload_native",
 		"offload_rocm name=offload_rocm sha256=ab12 strip_prefix=rocm-6.2",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -1,6 +1,7 @@
 """The device compile action, one per (source, target), and the flags it shares with the host compile."""
 
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "MNEMONICS", "SUPPORTS_PATH_MAPPING", "stable_id", "toolchain_kwargs")
+load("//rules/private:headers.bzl", "add_header_flags")
 
 def target_flags(target, kind):
     """The clang flags that select one offload target for a device-only compile.
@@ -36,11 +37,12 @@ def source_cuid(ctx, src):
     """
     return stable_id(str(ctx.label) + "|" + src.short_path)
 
-def add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes, compilation_context, hdrs):
+def add_source_flags(args, clang, kind, wavefront, src, out, copts, headers):
     """Adds the flags every compile of a source shares (device or host half).
 
     Order: toolchain flags, SDK flags of the kind, the wavefront define,
-    deps' compilation context, the rule's defines and includes, its copts.
+    the headers' defines and include directories (cc_library's, from
+    headers.bzl), the rule's copts.
 
     Args:
       args: the action's Args.
@@ -48,11 +50,10 @@ def add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes
       kind: the offload kind's struct.
       wavefront: the __AMDGCN_WAVEFRONT_SIZE to define (old HIP headers), or 0.
       src: File, the source.
+      out: File, an output of the action (the anchor of bin-relative include
+        directories).
       copts: list of string, after everything else.
-      defines: list of "NAME=VALUE" for -D.
-      includes: list of execroot-relative include directories.
-      compilation_context: CcInfo.compilation_context of deps, or None.
-      hdrs: list of File the source may include.
+      headers: struct from headers.rule_headers.
 
     Returns:
       (depset of input Files, execution requirements dict).
@@ -64,25 +65,16 @@ def add_source_flags(args, clang, kind, wavefront, src, copts, defines, includes
     args.add_all(clang.kind_copts.get(kind.name, []))
     if wavefront and clang.hip_wavefront_define:
         args.add("-D__AMDGCN_WAVEFRONT_SIZE=%d" % wavefront)
-    transitive = [clang.files]
+    transitive = [clang.files, headers.headers]
     if kind.name in clang.kind_files:
         transitive.append(clang.kind_files[kind.name])
-    mapping = dict(SUPPORTS_PATH_MAPPING)
-    if compilation_context:
-        # Include directories arrive as strings that path mapping cannot
-        # rewrite, so actions whose deps add some run with unmapped paths.
-        if (compilation_context.includes or compilation_context.quote_includes or
-            compilation_context.system_includes):
-            mapping = {}
-        args.add_all(compilation_context.defines, format_each = "-D%s")
-        args.add_all(compilation_context.includes, format_each = "-I%s")
-        args.add_all(compilation_context.quote_includes, before_each = "-iquote")
-        args.add_all(compilation_context.system_includes, before_each = "-isystem")
-        transitive.append(compilation_context.headers)
-    args.add_all(defines, format_each = "-D%s")
-    args.add_all(includes, format_each = "-I%s")
+    add_header_flags(args, headers, out)
     args.add_all(copts)
-    return depset([src] + list(hdrs), transitive = transitive), mapping
+
+    # Include directories of another configuration or outside the execroot
+    # arrive as strings that path mapping cannot rewrite.
+    mapping = dict(SUPPORTS_PATH_MAPPING) if headers.mappable else {}
+    return depset([src], transitive = transitive), mapping
 
 def device_compile_command(
         ctx,
@@ -92,11 +84,8 @@ def device_compile_command(
         out,
         kind,
         emit_flags,
+        headers,
         copts = [],
-        defines = [],
-        includes = [],
-        compilation_context = None,
-        hdrs = [],
         cuid = "",
         all_targets = []):
     """The command that compiles one source for one offload target.
@@ -109,11 +98,9 @@ def device_compile_command(
       out: File to write.
       kind: the offload kind's struct.
       emit_flags: what to produce (["-c"], ["-S"], ["-c", "-emit-llvm"], ...).
+      headers: struct from headers.rule_headers: what the source may
+        include, include directories and defines, as cc_library's.
       copts: the rule's flags, after the toolchain's.
-      defines: list of "NAME=VALUE" for -D.
-      includes: list of include directories (execroot-relative) for -I.
-      compilation_context: CcInfo.compilation_context of deps, or None.
-      hdrs: list of File, headers the source may include.
       cuid: the compilation unit ID for HIP/CUDA; derived from the label
         and source when empty, so it is the same on every machine.
       all_targets: every resolved target of the rule, for the flags the
@@ -129,7 +116,7 @@ def device_compile_command(
         args.add("-cuid=" + (cuid or source_cuid(ctx, src)))
     args.add_all(kind.target_list_flags(all_targets))
     kind.add_device_flags(args, clang, target, emit_flags, copts)
-    inputs, mapping = add_source_flags(args, clang, kind, kind.wavefront(target), src, copts, defines, includes, compilation_context, hdrs)
+    inputs, mapping = add_source_flags(args, clang, kind, kind.wavefront(target), src, out, copts, headers)
     args.add("-o", out)
     args.add(src)
     return struct(args = args, inputs = inputs, outputs = [out], mapping = mapping, what = "%s for %s" % (src.short_path, target.name))

@@ -32,8 +32,7 @@ def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid,
         (OpenMP).
       out: File, the host object to write.
       cuid: string, the compilation unit ID (HIP and CUDA).
-      source_kwargs: dict: copts, defines, includes, compilation_context, hdrs
-        (as for emit_device_compile).
+      source_kwargs: dict: copts, headers (as for emit_device_compile).
 
     Returns:
       struct(args, inputs, outputs, mapping, what) for run_command.
@@ -49,6 +48,7 @@ def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid,
         kind,
         kind.host_wavefront,
         src,
+        out,
         **source_kwargs
     )
     embedded = []

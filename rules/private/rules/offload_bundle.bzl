@@ -1,8 +1,10 @@
 """offload_bundle: per-target device compiles bundled by `offload bundler`."""
 
+load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("//rules/private:attrs.bzl", "compile_attrs")
+load("//rules/private:cc.bzl", "cc_setup")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "OFFLOAD_TOOLCHAIN_TYPE")
-load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
+load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "device_compile_commands", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
 load("//rules/private:providers.bzl", "OffloadBundleInfo")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:bundle.bzl", "emit_bundle")
@@ -65,10 +67,12 @@ def _offload_bundle_impl(ctx):
         fail("%s: a %s bundle of type %r holds one source per target; got %d sources" % (ctx.label, kind.name, file_type, len(srcs)))
 
     images = []
+    commands = depset()
     targets = []
     if srcs:
         clang = find_clang(ctx)
         targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, code_object)
+        kwargs = compile_kwargs(ctx, cc_setup(ctx))
         images = compile_images(
             ctx,
             clang,
@@ -77,8 +81,9 @@ def _offload_bundle_impl(ctx):
             targets,
             srcs,
             link = "auto" if kind.links_sources else "never",
-            compile_kwargs = compile_kwargs(ctx),
+            compile_kwargs = kwargs,
         )
+        commands = device_compile_commands(ctx, clang, kind, file_type, targets, srcs, kwargs)
     prebuilt, prebuilt_targets = prebuilt_images(ctx, kind, code_object, ctx.attr.images)
     seen = {t.bundle_id: True for t in targets}
     for t in prebuilt_targets:
@@ -112,7 +117,7 @@ def _offload_bundle_impl(ctx):
             align = align,
             compressed = ctx.attr.compress,
         ),
-        OutputGroupInfo(**output_groups(images)),
+        OutputGroupInfo(compile_commands = commands, **output_groups(images)),
     ]
 
 def _extension(kind, file_type, host):
@@ -160,5 +165,6 @@ One OffloadCompile action per (source, target) — plus one OffloadDeviceLink
 per target when several HIP sources make one code object — and one cheap
 OffloadBundle action. Adding a target re-runs only that target's compiles.""",
     attrs = _ATTRS,
-    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)],
+    fragments = ["cpp"],
+    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)] + use_cc_toolchain(),
 )

@@ -3,12 +3,13 @@
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:attrs.bzl", "compile_attrs")
-load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context", "public_compilation_context")
+load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
 load("//rules/private:providers.bzl", "OffloadLibraryInfo", "OffloadRdcInfo")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:compile.bzl", "device_compile_command", "run_command", "source_cuid")
+load("//rules/private/actions:compile_command.bzl", "compile_command_file", "emit_compile_command")
 load("//rules/private/actions:containers.bzl", "CONTAINERS")
 load("//rules/private/actions:hip_fatbin_object.bzl", "emit_hip_fatbin_object")
 load("//rules/private/actions:host_compile.bzl", "emit_host_compile", "host_compile_command")
@@ -113,7 +114,8 @@ def _offload_library_impl(ctx):
         if err:
             fail("%s: %s" % (ctx.label, err))
     srcs = ctx.files.srcs
-    kwargs = compile_kwargs(ctx)
+    cc = cc_setup(ctx)
+    kwargs = compile_kwargs(ctx, cc)
     source_kwargs = {k: v for k, v in kwargs.items() if k != "cuid"}
 
     stems = source_stems(srcs)
@@ -138,6 +140,7 @@ def _offload_library_impl(ctx):
     objects = []
     host_objects = []
     fatbin_objects = []
+    compile_commands = []
     for i, src in enumerate(srcs):
         stem = stems[i]
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
@@ -157,24 +160,32 @@ def _offload_library_impl(ctx):
             emit_openmp_compile(ctx, clang, src, openmp_commands[src.path] + [host])
         else:
             emit_host_compile(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
+
+        # For editors: the host half with every target named, as clang's
+        # own multi-arch command of the source.
+        command_file = compile_command_file(ctx, stem)
+        entry = host_compile_command(ctx, clang, src, kind, targets, None, command_file, cuid, source_kwargs)
+        compile_commands.append(emit_compile_command(ctx, clang, entry, command_file))
         host_objects.append(obj)
         objects.append(obj)
         if fatbin_object:
             fatbin_objects.append(fatbin_object)
             objects.append(fatbin_object)
 
-    cc = cc_setup(ctx)
     linking = [objects_linking_context(ctx, cc, objects, ctx.attr.alwayslink)]
     if runtime:
         linking.append(library_linking_context(ctx, cc, runtime.static, runtime.dynamic, runtime.flags))
     linking.append(library_linking_context(ctx, cc, link_flags = ctx.attr.linkopts))
-    compilation = public_compilation_context(ctx.files.hdrs, kwargs["includes"], ctx.attr.defines)
-    cc_info = merge(compilation, linking, [d[CcInfo] for d in ctx.attr.deps])
+
+    # implementation_deps: linked, their headers not exported (cc_library's).
+    linking += [d[CcInfo].linking_context for d in ctx.attr.implementation_deps]
+    cc_info = merge(kwargs["headers"].public, linking, [d[CcInfo] for d in ctx.attr.deps])
 
     providers.append(OffloadLibraryInfo(kind = kind.name, targets = sorted([t.name for t in targets])))
     groups = output_groups(images)
     groups["host_objects"] = depset(host_objects)
     groups["fatbin_objects"] = depset(fatbin_objects)
+    groups["compile_commands"] = depset(compile_commands, transitive = [kwargs["headers"].headers])
     return [
         DefaultInfo(files = depset(objects)),
         cc_info,
@@ -206,7 +217,6 @@ _ATTRS.update({
         doc = "Link every object even if nothing refers to it (kernels launched only through " +
               "the runtime by name).",
     ),
-    "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
 })
 
 offload_library = rule(

@@ -1,8 +1,10 @@
 """offload_package: per-target device compiles packaged as an OffloadBinary."""
 
+load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("//rules/private:attrs.bzl", "compile_attrs")
+load("//rules/private:cc.bzl", "cc_setup")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
-load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
+load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "device_compile_commands", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
 load("//rules/private:providers.bzl", "OffloadPackageInfo")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:package.bzl", "emit_embed", "emit_package")
@@ -16,9 +18,11 @@ def _offload_package_impl(ctx):
     if not srcs and not ctx.attr.images:
         fail("%s: give srcs to compile, or prebuilt images" % ctx.label)
     images = []
+    commands = depset()
     if srcs:
         clang = find_clang(ctx)
         targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, code_object)
+        kwargs = compile_kwargs(ctx, cc_setup(ctx))
         images = compile_images(
             ctx,
             clang,
@@ -27,8 +31,9 @@ def _offload_package_impl(ctx):
             targets,
             srcs,
             link = "always" if ctx.attr.link else "never",
-            compile_kwargs = compile_kwargs(ctx),
+            compile_kwargs = kwargs,
         )
+        commands = device_compile_commands(ctx, clang, kind, file_type, targets, srcs, kwargs)
     prebuilt, _ = prebuilt_images(ctx, kind, code_object, ctx.attr.images)
     images = images + prebuilt
 
@@ -46,6 +51,7 @@ def _offload_package_impl(ctx):
         OffloadPackageInfo(package = out, offload_kind = kind.name, images = images, embedded = embedded),
         OutputGroupInfo(
             package = depset([out]),
+            compile_commands = commands,
             embedded = depset([embedded] if embedded else []),
             **output_groups(images)
         ),
@@ -79,5 +85,6 @@ One OffloadCompile action per (source, target), each an image with its
 triple, arch and offload kind, and one OffloadPackage action (the new offload
 driver's container, read by clang-linker-wrapper and llvm-objdump --offloading).""",
     attrs = _ATTRS,
-    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)],
+    fragments = ["cpp"],
+    toolchains = [str(OFFLOAD_TOOLCHAIN_TYPE), str(CLANG_TOOLCHAIN_TYPE)] + use_cc_toolchain(),
 )

@@ -396,7 +396,19 @@ def _deps_test(ctx):
     if a:
         argv = a[0].argv
         _has(env, argv, "-DFROM_DEP=1", "defines of deps")
-        _has(env, argv, "-Ianalysis/dep_include", "the package-relative include")
+
+        # cc_library's include directories: the workspace root and the bin
+        # directory as -iquote, `includes` in both trees as -isystem.
+        pairs = [(argv[i], argv[i + 1]) for i in range(len(argv) - 1)]
+        bin = analysistest.target_bin_dir_path(env)
+        for pair in [
+            ("-iquote", "."),
+            ("-iquote", bin),
+            ("-isystem", "analysis/dep_include"),
+            ("-isystem", bin + "/analysis/dep_include"),
+        ]:
+            if pair not in pairs:
+                analysistest.fail(env, "cc_library's %s %s missing from %r" % (pair[0], pair[1], argv))
         names = [f.basename for f in a[0].inputs.to_list()]
         asserts.true(env, "dep.h" in names, "headers of deps are inputs: %s" % names)
         _path_mapping(env, a[0], None)
