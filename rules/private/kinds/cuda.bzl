@@ -118,5 +118,6 @@ CUDA = struct(
     wrap_flags = no_wrap_flags,
     device_link_container = "fatbinary",
     linked_image_kind = "cubin",
+    linked_image_ext = ".img",
     entry_layout = current_entry_layout,
 )

@@ -126,5 +126,6 @@ HIP = struct(
     wrap_flags = no_wrap_flags,
     device_link_container = "hip_fatbin",
     linked_image_kind = "object",
+    linked_image_ext = ".img",
     entry_layout = current_entry_layout,
 )
