@@ -52,13 +52,14 @@ func splitPackages(imgs []Image) ([]Image, error) {
 // header to the end of its Size, padding between them left out.
 func packageParts(im Image) ([]span, error) {
 	var parts []span
+	buf := make([]byte, 4096) // zeroTail's, one for the whole package
 	for pos := int64(0); pos < im.Size; {
 		if len(parts) == maxPackageImages {
 			return nil, fmt.Errorf("more than %d OffloadBinaries in one package", maxPackageImages)
 		}
 		if pos > 0 {
 			// Zero padding after the last binary ends the package.
-			if zero, err := zeroTail(im.Data, pos, im.Size); err != nil || zero {
+			if zero, err := zeroTail(im.Data, buf, pos, im.Size); err != nil || zero {
 				return parts, err
 			}
 		}
@@ -75,9 +76,9 @@ func packageParts(im Image) ([]span, error) {
 	return parts, nil
 }
 
-// zeroTail reports whether r holds only zero bytes from off to end.
-func zeroTail(r io.ReaderAt, off, end int64) (bool, error) {
-	var buf [4096]byte
+// zeroTail reports whether r holds only zero bytes from off to end,
+// reading through buf.
+func zeroTail(r io.ReaderAt, buf []byte, off, end int64) (bool, error) {
 	for off < end {
 		n := int(min(int64(len(buf)), end-off))
 		if _, err := r.ReadAt(buf[:n], off); err != nil && !errors.Is(err, io.EOF) {

@@ -1,9 +1,13 @@
 # Remote execution (sourced by run.sh after sdk_archives.sh; uses its user
 # workspace, digest_outputs and the machine's outputs in h6_local.sums):
-#   R1 the HIP, CUDA and OpenMP examples build, and the OpenMP test passes,
+#   R1 the HIP, CUDA and OpenMP examples build, and the OpenMP tests pass,
 #      on Bazel's remote worker (tests/remote/worker.sh) in a namespace where
-#      LLVM 22, ROCm and CUDA do not exist: every non-internal action runs
-#      remotely, and the outputs equal the local build's file for file;
+#      LLVM 22, ROCm, CUDA and LLVM 16's OpenMP device runtime do not exist:
+#      every non-internal action runs remotely, the HIP and CUDA outputs
+#      equal the local build's file for file, and the OpenMP GPU example
+#      (saxpy: gfx90a, sm_70, sm_90, x86_64) links an image per target there
+#      and its test passes (its kernels are named after the inodes of the
+#      worker's copies of the sources, so its bytes are not compared);
 #   R2 a toolchain that names clang by an absolute path (an undeclared SDK
 #      file) builds locally and fails on that worker;
 #   R3 the integration tests pass on that worker too: the LLVM tools and
@@ -31,13 +35,19 @@ if addr=$("$root/tests/remote/worker.sh" up "$worker_dir" 2>"$scratch/worker_up.
   # "INFO: 130 processes: 34 internal, 96 remote."
   procs=$(processes "$scratch/r1.log")
   others=$(ran_locally "$procs")
-  digest_outputs "$(remote_bz info "${remote_flags[@]}" bazel-bin 2>/dev/null)" >"$scratch/r1.sums"
+  remote_bin=$(remote_bz info "${remote_flags[@]}" bazel-bin 2>/dev/null)
+  digest_outputs "$remote_bin" >"$scratch/r1.sums"
   n=$(wc -l <"$scratch/h6_local.sums")
+  omp_images=0
+  for t in gfx90a sm_70 sm_90 x86_64-pc-linux-gnu; do
+    [ -s "$remote_bin/openmp/_offload/saxpy_device_link/$t/saxpy_device_link.o" ] && omp_images=$((omp_images + 1))
+  done
   if [ $st -eq 0 ] && [ -n "$procs" ] && [ -z "$others" ] && grep -q ' remote' <<<"$procs" &&
-    [ "$n" -gt 20 ] && cmp -s "$scratch/h6_local.sums" "$scratch/r1.sums"; then
-    ok "remote execution with the SDKs hidden from the worker: examples built and tested in $((t1 - t0)) s (${procs#INFO: }); all $n HIP and CUDA outputs equal the local build's"
+    [ "$n" -gt 20 ] && cmp -s "$scratch/h6_local.sums" "$scratch/r1.sums" &&
+    [ "$omp_images" = 4 ] && grep -qE '^//openmp:saxpy_test +PASSED' "$scratch/r1.log"; then
+    ok "remote execution with the SDKs hidden from the worker: examples built and tested in $((t1 - t0)) s (${procs#INFO: }); all $n HIP and CUDA outputs equal the local build's; the OpenMP GPU example's 4 images linked and its test passed there"
   else
-    bad "remote execution (exit $st; $procs): $(grep -m5 -E 'ERROR|FAILED|error:' "$scratch/r1.log" | tr '\n' ' ') $(diff "$scratch/h6_local.sums" "$scratch/r1.sums" | head -4 | tr '\n' ' ')"
+    bad "remote execution (exit $st; $procs; OpenMP saxpy images: $omp_images of 4): $(grep -m5 -E 'ERROR|FAILED|error:' "$scratch/r1.log" | tr '\n' ' ') $(diff "$scratch/h6_local.sums" "$scratch/r1.sums" | head -4 | tr '\n' ' ')"
   fi
 
   # R2: the same kind of compile through an undeclared clang.

@@ -128,7 +128,7 @@ cd "$here" || exit 1
 
 # 3. Analysis tests, integration tests and the examples.
 log="$scratch/test.log"
-bz test "${bazel_flags[@]}" //analysis:all //integration:all @rules_offload_examples//... 2>&1 | tee "$log" |
+bz test "${bazel_flags[@]}" //analysis:all //integration:all //integration/openmp:all @rules_offload_examples//... 2>&1 | tee "$log" |
   grep -E '^(//|@).* (PASSED|FAILED|NO STATUS|TIMEOUT)|^FAIL:|^ERROR:|Executed'
 status=${PIPESTATUS[0]}
 n_pass=$(grep -cE '^(//|@)[^ ]+ +(\(cached\) )?PASSED' "$log")

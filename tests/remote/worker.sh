@@ -8,7 +8,10 @@
 #
 # Left visible, as out of scope: the host C/C++ toolchain and system headers
 # (Bazel's auto-configured cc toolchain is not hermetic), and LLVM 16, the
-# OpenMP example's host C++ compiler (CC=clang-16).
+# OpenMP example's host C++ compiler (CC=clang-16) and the runtime its tests
+# run with; but not LLVM 16's OpenMP device runtime (libomptarget-nvptx-*.bc,
+# libomptarget-amdgpu-*.bc, libomptarget.devicertl.a), which only device
+# compiles and links read: they must have it as declared inputs.
 #
 #   worker.sh up DIR    build the worker, start it; prints its grpc:// address
 #   worker.sh down DIR  stop it (by the PID in DIR/worker.pid)
@@ -25,7 +28,8 @@ sdk_dirs=(/usr/lib/llvm-22 /usr/include/hip /usr/lib/x86_64-linux-gnu/amdgcn /us
 sdk_files() {
   local f
   for f in /usr/lib/x86_64-linux-gnu/{libLLVM.so.22*,libclang-cpp.so.22*,libamdhip64.so*,libcudart*} \
-    /usr/bin/{ptxas,fatbinary,nvlink,nvcc,cuobjdump,nvdisasm}; do
+    /usr/bin/{ptxas,fatbinary,nvlink,nvcc,cuobjdump,nvdisasm} \
+    /usr/lib/llvm-16/lib/{libomptarget-nvptx-*.bc,libomptarget-amdgpu-*.bc,libomptarget.devicertl.a}; do
     [ -e "$f" ] && readlink -f "$f"
   done
   dpkg-query -L nvidia-cuda-dev 2>/dev/null | grep '^/usr/include/' | while read -r f; do

@@ -119,5 +119,6 @@ CUDA = struct(
     recorded_runtime = ["libcudart_static.a", "libcudart.so"],
     device_link_container = "fatbinary",
     linked_image_kind = "cubin",
+    linked_image_ext = ".img",
     entry_layout = current_entry_layout,
 )

@@ -127,5 +127,6 @@ HIP = struct(
     recorded_runtime = ["libamdhip64.so"],
     device_link_container = "hip_fatbin",
     linked_image_kind = "object",
+    linked_image_ext = ".img",
     entry_layout = current_entry_layout,
 )

@@ -223,5 +223,9 @@ OPENMP = struct(
     device_link = _device_link,
     wrap_flags = _wrap_flags,
     linked_image_kind = "object",
+    # ".o": offload packager records IMG_Object, the image kind
+    # clang-linker-wrapper 16 gives every linked OpenMP image
+    # (llvm-objdump --offloading: "kind elf"; ".img" gave IMG_None).
+    linked_image_ext = ".o",
     entry_layout = _entry_layout,
 )

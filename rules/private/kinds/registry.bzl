@@ -65,6 +65,9 @@ name. Fields:
                            recording stand-in (rules/private/registration).
   device_link_container:   the container offload_device_link writes.
   linked_image_kind:       the image kind of a linked image.
+  linked_image_ext:        the extension of a linked image's file name
+                           (".o" where the OffloadBinary's image kind comes
+                           from it, as llvm-offload-binary decides it).
   entry_layout:            function(clang version) -> the offload entry
                            layout of its host objects ("" or "legacy").
 

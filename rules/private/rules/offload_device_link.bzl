@@ -62,7 +62,7 @@ def _offload_device_link_impl(ctx):
     prefix = "_offload/%s/" % ctx.label.name
     images = []
     for t in targets:
-        out = ctx.actions.declare_file("%s%s/%s.img" % (prefix, t.dir, ctx.label.name))
+        out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, ctx.label.name, kind.linked_image_ext))
         emit_device_link(ctx, clang, t, objects[t.name], out, rdc = True, mode_flags = mode_copts(ctx), kind = kind)
         images.append(_image(out, t, kind))
 

@@ -335,6 +335,10 @@ def _openmp_device_link_test(ctx):
             _has(env, a.argv, arg, "host-CPU device link")
         objs = [x.rpartition("/")[2] for x in a.argv if x.endswith(".pic.o")]
         asserts.equals(env, ["k.pic.o", "omp_a.pic.o"], objs, "device objects of %s" % a.argv)
+
+        # ".o": offload packager records IMG_Object, as clang-linker-wrapper 16.
+        out = a.outputs.to_list()[0].basename
+        asserts.true(env, out.endswith(".o"), "linked image %s: the packager takes its image kind from .o" % out)
     _count(env, "OffloadPackage", 1)
     for a in _actions(env, "OffloadWrap"):
         # clang-16's host objects: the legacy entries of libomptarget 16.

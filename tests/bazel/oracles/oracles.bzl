@@ -14,7 +14,7 @@ rather than links.
 
 load("@rules_offload//rules/sdk:common.bzl", "link", "realpath")
 
-_LLVM_TOOLS = ["clang-offload-bundler", "llvm-ar", "llvm-objdump", "llvm-offload-binary"]
+_LLVM_TOOLS = ["clang-offload-bundler", "llvm-ar", "llvm-objdump", "llvm-offload-binary", "llvm-readelf"]
 
 # What LLVM's programs run by their plain names: clang runs
 # clang-offload-bundler to make a HIP fat binary (found through -B), and
