@@ -105,6 +105,11 @@ def _predefines_wavefront_size(rctx, clang):
     ])
     return res.return_code == 0 and "__AMDGCN_WAVEFRONT_SIZE" in res.stdout
 
+def _hip_declares_rcp_f16(rctx, resource_dir):
+    """Whether clang's HIP wrapper declares __llvm_amdgcn_rcp_f16 (LLVM 16 does, 22 not)."""
+    declares = resource_dir + "/include/__clang_hip_libdevice_declares.h"
+    return exists(rctx, declares) and "__llvm_amdgcn_rcp_f16" in rctx.read(declares)
+
 def _offload_llvm_repository_impl(rctx):
     root, where = sdk_root(rctx, "LLVM", "OFFLOAD_LLVM_PATH", _local_candidates(rctx), _is_llvm)
     if not root:
@@ -153,6 +158,7 @@ offload_llvm(
     lld = {lld},
     libs = glob(["lib/*.so*"]),
     openmp_runtime = {openmp},
+    hip_declares_rcp_f16 = {rcp},
     predefines_wavefront_size = {wave},
     resource_dir = glob(["lib/clang/{resource}/**"]),
     target_triple = "{triple}",
@@ -167,6 +173,7 @@ exports_files(glob(["bin/*"]))
         lld = '"bin/lld"' if "bin/lld" in tools else "None",
         openmp = starlark_list(openmp),
         triple = _target_triple(rctx, clang),
+        rcp = _hip_declares_rcp_f16(rctx, root + "/lib/clang/" + resource[0]),
         wave = _predefines_wavefront_size(rctx, clang),
         resource = resource[0],
         tools = starlark_list(tools),
