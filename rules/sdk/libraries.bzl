@@ -152,6 +152,12 @@ cc_library(
     linkopts = {linkopts},
     deps = {deps},{extra}
 )
+
+# Its headers alone (for a genrule or a test's data).
+filegroup(
+    name = "{name}_headers",
+    srcs = {hdrs},
+)
 """.format(
         name = lib.name,
         srcs = _list(srcs),
