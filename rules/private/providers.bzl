@@ -181,3 +181,14 @@ headers, libdevice, ptxas, fatbinary, nvlink and cudart.""",
         "cudart_shared": "list of File: libcudart.so and its versioned names.",
     },
 )
+
+OffloadDeviceCodeLibraryInfo = provider(
+    doc = """An SDK library whose shared object carries device code for a fixed set of
+processors (rocRAND, rocSPARSE): what the SDK repository read with `offload
+inspect`. The compiling rules check their targets against it.""",
+    fields = {
+        "library": "string: the library's name (\"rocrand\").",
+        "file": "string: the shared object the code objects were read from.",
+        "code_objects": "list of string: the target IDs of its code objects (\"gfx906:xnack-\").",
+    },
+)

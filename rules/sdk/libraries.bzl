@@ -139,12 +139,12 @@ def _hdrs(lib):
     patterns = ["include/" + h for h in lib.headers] + ["include/%s/**" % d for d in lib.header_dirs]
     return "glob(%s)" % _list(patterns) if patterns else "[]"
 
-def cc_library_text(lib, srcs, deps_override = None, extra = ""):
-    """The BUILD text of a library found in full."""
-    deps = deps_override if deps_override != None else lib.deps
+def cc_library_text(lib, srcs, cc_name = None, extra = ""):
+    """The BUILD text of a library found in full (its cc_library named cc_name, default its name)."""
+    deps = lib.deps
     return """
 cc_library(
-    name = "{name}",
+    name = "{cc_name}",
     srcs = {srcs},
     hdrs = {hdrs},
     defines = {defines},
@@ -160,6 +160,7 @@ filegroup(
 )
 """.format(
         name = lib.name,
+        cc_name = cc_name or lib.name,
         srcs = _list(srcs),
         hdrs = _hdrs(lib),
         defines = _list(lib.defines),
@@ -198,7 +199,7 @@ def missing_reason(sdk, lib, missing, redist):
         return why + "; Debian: apt-get install " + " ".join(lib.debian) + ", or point the repository at an SDK that has it"
     return why
 
-def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False, extra_for = None):
+def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False, wrap = None, wrap_arg = None):
     """BUILD text for every library of a table, found or not.
 
     Args:
@@ -209,7 +210,9 @@ def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False,
       lib_dirs: the installation's library directories.
       lib_dir: where the repository keeps libraries.
       redist: whether the SDK came from NVIDIA's components.
-      extra_for: function(lib, srcs) -> extra attribute text, or None.
+      wrap: function(wrap_arg, lib, srcs) -> BUILD text of a target named lib.name over the
+        library's cc_library (then named lib.name + "_cc"), or "" for none; or None.
+      wrap_arg: wrap's first argument.
 
     Returns:
       (BUILD text, list of names found).
@@ -227,7 +230,8 @@ def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False,
             out.append(missing_text(lib.name, reason))
             continue
         found.append(lib.name)
-        out.append(cc_library_text(lib, srcs, extra = extra_for(lib, srcs) if extra_for else ""))
+        wrapper = wrap(wrap_arg, lib, srcs) if wrap else ""
+        out.append(cc_library_text(lib, srcs, cc_name = lib.name + "_cc" if wrapper else None) + wrapper)
     return "".join(out), found
 
 def all_missing(libs, error):
@@ -236,7 +240,8 @@ def all_missing(libs, error):
 
 def library_loads():
     """The load statements the library targets need."""
-    return 'load("%s", "cc_library")\nload("%s", "offload_missing_library")\n' % (
+    return 'load("%s", "cc_library")\nload("%s", "offload_missing_library")\nload("%s", "offload_device_code_library")\n' % (
         str(Label("@rules_cc//cc:defs.bzl")),
         str(Label("//rules/sdk:missing_library.bzl")),
+        str(Label("//rules/sdk:device_code_library.bzl")),
     )
