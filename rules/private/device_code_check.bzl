@@ -47,7 +47,7 @@ def device_code_error(deps, targets):
         missing = [
             t.name
             for t in targets
-            if t.family.name == "amdgcn" and not [c for c in info.code_objects if _serves(c, t)]
+            if not [c for c in info.code_objects if _serves(c, t)]
         ]
         if missing:
             return ("%s (%s) has no device code for %s: its code objects are for %s. Drop %s, or use an " +

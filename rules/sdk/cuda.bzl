@@ -29,6 +29,7 @@ def _link_headers(rctx, root):
     if exists(rctx, include + "/cuda_runtime.h"):
         rctx.symlink(include, "include")
         return "own"
+
     # One process for all of them (a few thousand files): each file and its
     # real path, tab-separated.
     res = rctx.execute(["sh", "-c", "dpkg-query -L \"$@\" 2>/dev/null | while read -r f; do " +

@@ -24,7 +24,7 @@ _CCCL = dict(component = "cuda_cccl", debian = ["libthrust-dev", "libcub-dev", "
 _DEV = ["nvidia-cuda-dev"]
 
 CUDA_LIBRARIES = [
-        library("cudart", shared = "libcudart.so", deps = ["cuda_headers"], component = "cuda_cudart", debian = _DEV),
+    library("cudart", shared = "libcudart.so", deps = ["cuda_headers"], component = "cuda_cudart", debian = _DEV),
     library("cudart_static", static = ["libcudart_static.a"], linkopts = _STATIC_RUNTIME_LINKOPTS, deps = ["cuda_headers"], component = "cuda_cudart", debian = _DEV),
     library("culibos", static = ["libculibos.a"], component = "cuda_cudart", debian = _DEV),
     library("libcudacxx", header_dirs = ["cuda", "nv"], **_CCCL),
@@ -56,7 +56,11 @@ CUFFT_STATIC_ERROR = ("libcufft_static.a holds relocatable device code (cuFFT's 
                       "(no callbacks, links plainly) or :cufft")
 
 def cuda_header_excludes():
-    """include/ patterns that belong to a library target, not to :cuda_headers."""
+    """include/ patterns that belong to a library target, not to :cuda_headers.
+
+    Returns:
+      sorted list of glob patterns.
+    """
     out = []
     for lib in CUDA_LIBRARIES:
         out += ["include/" + h for h in lib.headers] + ["include/%s/**" % d for d in lib.header_dirs]

@@ -224,8 +224,7 @@ def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False,
         srcs, missing = resolve(rctx, lib, include, lib_dirs, lib_dir)
         gone = [d for d in lib.deps if d in absent]
         if missing or gone:
-            reason = missing_reason(sdk, lib, missing, redist) if missing else \
-                "%s needs %s, which the SDK lacks: %s" % (lib.name, gone[0], absent[gone[0]])
+            reason = missing_reason(sdk, lib, missing, redist) if missing else "%s needs %s, which the SDK lacks: %s" % (lib.name, gone[0], absent[gone[0]])
             absent[lib.name] = reason
             out.append(missing_text(lib.name, reason))
             continue

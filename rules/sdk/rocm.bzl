@@ -1,8 +1,8 @@
 """offload_rocm_repository: ROCm's HIP headers, device libraries and runtime."""
 
+load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "first_existing", "link", "link_shared_library", "list_dir", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "write_not_found", "write_repository")
 load(":libraries.bzl", "all_missing", "library_loads", "library_targets")
 load(":rocm_libraries.bzl", "ROCM_DEVICE_CODE_LIBRARIES", "ROCM_HEADER_DIRS", "ROCM_LIBRARIES")
-load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "first_existing", "link", "link_shared_library", "list_dir", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "write_not_found", "write_repository")
 
 _CANDIDATES = ["/opt/rocm", "/usr"]
 
@@ -85,7 +85,7 @@ def _code_objects(rctx, offload, path):
             break
         node = pending.pop()
         entry = node.get("entry") or {}
-        if entry.get("triple", "").startswith("amdgcn") and entry.get("target_id"):
+        if entry.get("target_id") and not entry.get("id", "").startswith("host-"):
             out.append(entry["target_id"])
         pending.extend(node.get("children") or [])
     return sorted({t: None for t in out}.keys())
@@ -109,7 +109,7 @@ def _offload_rocm_repository_impl(rctx):
     root, where = sdk_root(rctx, "ROCm", "ROCM_PATH", _CANDIDATES, _is_rocm)
     if not root:
         _not_found(rctx, "no HIP headers (include/hip/hip_runtime.h); " + where +
-                                      " (Debian: apt-get install libamdhip64-dev rocm-device-libs)")
+                         " (Debian: apt-get install libamdhip64-dev rocm-device-libs)")
         return
     bitcode_dir = _device_lib_dir(rctx, root)
     if not bitcode_dir:

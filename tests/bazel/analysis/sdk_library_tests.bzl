@@ -10,8 +10,12 @@ def _hip_fp16_compat_test(ctx):
     for a in compiles:
         argv = a.argv
         header = [argv[i + 1] for i in range(len(argv) - 1) if argv[i] == "-include"]
-        asserts.equals(env, 1, len([h for h in header if h.endswith("offload_rocm/offload_compat/hip_fp16.h")]),
-                       "%s %s force-includes the ROCm repository's fp16 declarations: %s" % (a.mnemonic, argv[-1], header))
+        asserts.equals(
+            env,
+            1,
+            len([h for h in header if h.endswith("offload_rocm/offload_compat/hip_fp16.h")]),
+            "%s %s force-includes the ROCm repository's fp16 declarations: %s" % (a.mnemonic, argv[-1], header),
+        )
         inputs = [f.path for f in a.inputs.to_list() if f.path.endswith("offload_compat/hip_fp16.h")]
         asserts.equals(env, 1, len(inputs), "%s declares the header as an input" % a.mnemonic)
     return analysistest.end(env)
