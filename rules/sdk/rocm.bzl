@@ -184,8 +184,6 @@ _ATTRS["offload"] = attr.label(
     doc = "The offload tool, to read which processors the libraries' device code (rocRAND, " +
           "rocSPARSE) covers (offload inspect); without it the check is skipped. " +
           "rules_offload_toolchains() passes its own.",
-    executable = True,
-    cfg = "exec",
     allow_single_file = True,
 )
 _ATTRS.update(ARCHIVE_ATTRS)
