@@ -50,7 +50,8 @@ def rules_offload_toolchains(offload = None, register = True):  # buildifier: di
     if not _declared("offload_llvm"):
         offload_llvm_repository(name = "offload_llvm")
     if not _declared("offload_rocm"):
-        offload_rocm_repository(name = "offload_rocm")
+        # The offload tool reads which processors ROCm's libraries have code for.
+        offload_rocm_repository(name = "offload_rocm", offload = offload or "@offload_tool//:bin/offload")
     if not _declared("offload_cuda"):
         offload_cuda_repository(name = "offload_cuda")
     if not _declared("offload_native"):

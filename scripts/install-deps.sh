@@ -7,7 +7,8 @@
 # wrapper bitcode version matrix: lib/ir, lib/wrapper, tests/openmp; clang-tools-19
 # for clang-linker-wrapper-19, the legacy CUDA and HIP registration's reference),
 # the GPU SDKs the examples compile against (ROCm 5.2's HIP headers, device
-# libraries and runtime from Debian main; CUDA 11.8 from non-free, with
+# libraries and runtime from Debian main, and rocPRIM, rocRAND and hipRAND,
+# whose targets the library examples use; CUDA 11.8 from non-free, with
 # g++-11, the host compiler Debian's nvcc looks for first: installed with
 # clang-tools-14 in one apt-get, the toolkit's dependency is met by
 # clang-14 instead, and nvcc then refuses to run),
@@ -18,7 +19,7 @@
 set -euo pipefail
 pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clangd-22 clang-16 clang-tools-16 lld-16 libomp-16-dev clang-tools-14
       clang-13 llvm-13 llvm-14 clang-15 llvm-15 llvm-16 clang-19 llvm-19 clang-tools-19
-      libamdhip64-dev rocm-device-libs nvidia-cuda-toolkit g++-11
+      libamdhip64-dev rocm-device-libs librocprim-dev librocrand-dev libhiprand-dev nvidia-cuda-toolkit g++-11
       bazel-bootstrap bazel-skylib nginx time xxhash
       bazel-bootstrap-source openjdk-17-jdk-headless)  # Bazel's remote worker, built with javac
 missing=()

@@ -11,6 +11,7 @@ load("//rules/private/actions:device_link.bzl", "emit_device_link")
 load("//rules/private/targets:targets.bzl", "resolve_target", "resolve_targets", "target_dir")
 load(":common.bzl", "IMAGE_TYPES")
 load(":compilation_mode.bzl", "mode_copts")
+load(":device_code_check.bzl", "device_code_error")
 load(":headers.bzl", "rule_headers")
 load(":native.bzl", "OffloadNativeTargetsInfo", "expand_native")
 load(":providers.bzl", "OffloadImageInfo", "OffloadTargetsInfo")
@@ -51,6 +52,8 @@ def resolve_or_fail(ctx, clang, specs, kind, code_object):
         err = kind.bitcode_copts_error(ctx.attr.copts)
     if not err:
         err = sdk_error(clang, kind, targets, ctx.attr.copts)
+    if not err:
+        err = device_code_error(getattr(ctx.attr, "deps", []), targets)
     if err:
         fail("%s: %s" % (ctx.label, err))
     return targets

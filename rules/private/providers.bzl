@@ -146,6 +146,7 @@ bytes are part of every action key that uses it.""",
         "version": "string: the full clang version (\"22.1.8\").",
         "major": "int: the major version (22).",
         "predefines_wavefront_size": "bool: whether clang predefines __AMDGCN_WAVEFRONT_SIZE (LLVM 21 and older).",
+        "hip_declares_rcp_f16": "bool: whether clang's HIP wrapper headers declare __llvm_amdgcn_rcp_f16 (LLVM 16 does, 22 not).",
         "openmp_runtime": "list of File: libomp, libomptarget and its plugins (host CPUs, CUDA, AMDGPU), named by soname; [] without libomp-<N>-dev.",
         "openmp_device_runtime": "dict of string to File: the OpenMP device runtime of GPUs by family and processor " +
                                  "(\"nvptx-sm_90\": libomptarget-nvptx-sm_90.bc, \"amdgpu-gfx90a\"); {} without libomp-<N>-dev.",
@@ -164,6 +165,8 @@ headers, device-library bitcode and the HIP runtime, with what it supports.""",
         "processors": "list of string: processors with device libraries (oclc_isa_version_*.bc), e.g. gfx906.",
         "code_object_version": "int: the -mcode-object-version the device libraries support at most (0: clang's default).",
         "wavefront_macro": "bool: whether the HIP headers read __AMDGCN_WAVEFRONT_SIZE.",
+        "fp16_compat_header": "File or None: declarations ROCm 5's hip_fp16.h expects clang's HIP wrapper to " +
+                              "make (__llvm_amdgcn_rcp_f16), for a clang whose wrapper no longer does.",
         "files": "depset of File: headers, device libraries and the version file (compile inputs).",
         "runtime": "list of File: libamdhip64 for linking.",
         "hip_bitcode": "File or None: hip.bc, the device library of ROCm before 6 that its HIP headers " +
@@ -186,5 +189,16 @@ headers, libdevice, ptxas, fatbinary, nvlink and cudart.""",
         "nvlink": "File or None: nvlink.",
         "cudart_static": "list of File: libcudart_static.a.",
         "cudart_shared": "list of File: libcudart.so and its versioned names.",
+    },
+)
+
+OffloadDeviceCodeLibraryInfo = provider(
+    doc = """An SDK library whose shared object carries device code for a fixed set of
+processors (rocRAND, rocSPARSE): what the SDK repository read with `offload
+inspect`. The compiling rules check their targets against it.""",
+    fields = {
+        "library": "string: the library's name (\"rocrand\").",
+        "file": "string: the shared object the code objects were read from.",
+        "code_objects": "list of string: the target IDs of its code objects (\"gfx906:xnack-\").",
     },
 )

@@ -66,6 +66,26 @@ def _cuda_flags(cuda):
         "-Wno-unknown-cuda-version",
     ]
 
+def _fp16_compat_flags(rocm, llvm, version):
+    """Force-includes the ROCm repository's fp16 declarations where clang's HIP wrapper lacks them.
+
+    ROCm 5's hip_fp16.h (which rocPRIM, rocRAND and hipRAND include) calls
+    __llvm_amdgcn_rcp_f16, which it leaves to clang's wrapper to declare;
+    LLVM 22's does not. The header is the repository's (declared, an input of
+    every HIP compile); -DOFFLOAD_NO_HIP_FP16_COMPAT in copts turns it off.
+    A clang given by label or path has no record: LLVM 16 and older declare it.
+    """
+    if not rocm.fp16_compat_header:
+        return []
+    if llvm:
+        declares = llvm.hip_declares_rcp_f16
+    else:
+        major = version.split(".")[0]
+        declares = not major.isdigit() or int(major) <= 16
+    if declares:
+        return []
+    return ["-include", rocm.fp16_compat_header.path]
+
 def _predefines_wavefront_size(llvm, version):
     """Whether clang predefines __AMDGCN_WAVEFRONT_SIZE, which LLVM 22 dropped."""
     if llvm:
@@ -112,7 +132,7 @@ def _offload_clang_toolchain_impl(ctx):
     ptxas = ctx.attr.ptxas
     rocm = ctx.attr.rocm[OffloadRocmInfo] if ctx.attr.rocm else None
     if rocm and rocm.found:
-        kind_copts["hip"] = _rocm_flags(rocm) + kind_copts.get("hip", [])
+        kind_copts["hip"] = _rocm_flags(rocm) + _fp16_compat_flags(rocm, llvm, version) + kind_copts.get("hip", [])
         kind_files["hip"] = rocm.files
     cuda = ctx.attr.cuda[OffloadCudaInfo] if ctx.attr.cuda else None
     if cuda and cuda.found:

@@ -124,6 +124,11 @@ def _predefines_wavefront_size(rctx, clang):
     ])
     return res.return_code == 0 and "__AMDGCN_WAVEFRONT_SIZE" in res.stdout
 
+def _hip_declares_rcp_f16(rctx, resource_dir):
+    """Whether clang's HIP wrapper declares __llvm_amdgcn_rcp_f16 (LLVM 16 does, 22 not)."""
+    declares = resource_dir + "/include/__clang_hip_libdevice_declares.h"
+    return exists(rctx, declares) and "__llvm_amdgcn_rcp_f16" in rctx.read(declares)
+
 def _offload_llvm_repository_impl(rctx):
     root, where = sdk_root(rctx, "LLVM", "OFFLOAD_LLVM_PATH", _local_candidates(rctx), _is_llvm)
     if not root:
@@ -173,6 +178,7 @@ offload_llvm(
     lld = {lld},
     libs = glob(["lib/*.so*"]),
     openmp_runtime = {openmp},
+    hip_declares_rcp_f16 = {rcp},
     openmp_device_runtime = {device_runtime},
     predefines_wavefront_size = {wave},
     resource_dir = glob(["lib/clang/{resource}/**"]),
@@ -189,6 +195,7 @@ exports_files(glob(["bin/*"]))
         openmp = starlark_list(openmp),
         device_runtime = starlark_list(device_runtime),
         triple = _target_triple(rctx, clang),
+        rcp = _hip_declares_rcp_f16(rctx, root + "/lib/clang/" + resource[0]),
         wave = _predefines_wavefront_size(rctx, clang),
         resource = resource[0],
         tools = starlark_list(tools),

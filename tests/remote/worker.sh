@@ -23,11 +23,17 @@ src=/usr/src/bazel-bootstrap/src/tools/remote/src/main/java
 server_jar=/usr/share/bazel/A-server.jar
 
 # The SDKs' directories and files on this machine (Debian's packages).
+# Thrust, CUB and libcu++ (Debian's libthrust-dev, libcub-dev, libcu++-dev)
+# and ROCm's libraries' headers too: compiles must read the SDK
+# repositories' declared copies.
 sdk_dirs=(/usr/lib/llvm-22 /usr/include/hip /usr/lib/x86_64-linux-gnu/amdgcn /usr/share/hip
-  /usr/lib/cuda /usr/lib/nvidia-cuda-toolkit)
+  /usr/lib/cuda /usr/lib/nvidia-cuda-toolkit
+  /usr/include/{thrust,cub,cuda,nv,rocprim,rocrand,hiprand,rocsparse,hipsparse})
 sdk_files() {
   local f
   for f in /usr/lib/x86_64-linux-gnu/{libLLVM.so.22*,libclang-cpp.so.22*,libamdhip64.so*,libcudart*} \
+    /usr/lib/x86_64-linux-gnu/{libcublas,libcufft,libcurand,libcusparse,libcusolver,libnvrtc,libnvptxcompiler,libculibos,libmetis_static,liblapack_static}* \
+    /usr/lib/x86_64-linux-gnu/{librocrand,libhiprand,librocsparse,libhipsparse}* \
     /usr/bin/{ptxas,fatbinary,nvlink,nvcc,cuobjdump,nvdisasm} \
     /usr/lib/llvm-16/lib/{libomptarget-nvptx-*.bc,libomptarget-amdgpu-*.bc,libomptarget.devicertl.a}; do
     [ -e "$f" ] && readlink -f "$f"

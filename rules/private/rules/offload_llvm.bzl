@@ -21,6 +21,7 @@ def _offload_llvm_impl(ctx):
             version = ctx.attr.version,
             major = int(ctx.attr.version.split(".")[0]) if ctx.attr.version[:1].isdigit() else 0,
             predefines_wavefront_size = ctx.attr.predefines_wavefront_size,
+            hip_declares_rcp_f16 = ctx.attr.hip_declares_rcp_f16,
             openmp_runtime = ctx.files.openmp_runtime,
             openmp_device_runtime = {_device_runtime_key(f.basename): f for f in ctx.files.openmp_device_runtime},
             target_triple = ctx.attr.target_triple,
@@ -74,6 +75,11 @@ inputs of every compile, so a different compiler is a different action key.""",
         "target_triple": attr.string(
             doc = "clang's default target triple (`clang -print-target-triple`): the host triple " +
                   "its driver uses, e.g. in bundle entry IDs of host objects.",
+        ),
+        "hip_declares_rcp_f16": attr.bool(
+            default = True,
+            doc = "Whether clang's HIP wrapper headers declare __llvm_amdgcn_rcp_f16, which ROCm 5's " +
+                  "hip_fp16.h calls (LLVM 16 does; 22 does not).",
         ),
         "predefines_wavefront_size": attr.bool(
             doc = "Whether clang predefines __AMDGCN_WAVEFRONT_SIZE (LLVM 21 and older do).",

@@ -4,7 +4,7 @@ load("//rules/private:common.bzl", "repository_path")
 load("//rules/private:providers.bzl", "OffloadRocmInfo")
 
 def _offload_rocm_impl(ctx):
-    files = depset(ctx.files.headers + ctx.files.device_libs + ctx.files.version_file)
+    files = depset(ctx.files.headers + ctx.files.device_libs + ctx.files.version_file + ctx.files.fp16_compat_header)
     return [
         # As data (a test that runs the SDK itself), the same files at run time.
         DefaultInfo(files = files, runfiles = ctx.runfiles(transitive_files = files)),
@@ -16,6 +16,7 @@ def _offload_rocm_impl(ctx):
             processors = ctx.attr.processors,
             code_object_version = ctx.attr.code_object_version,
             wavefront_macro = ctx.attr.wavefront_macro,
+            fp16_compat_header = ctx.file.fp16_compat_header,
             files = files,
             runtime = ctx.files.runtime,
             hip_bitcode = ([f for f in ctx.files.device_libs if f.basename == "hip.bc"] or [None])[0],
@@ -40,5 +41,10 @@ to offload_clang_toolchain(rocm = ...).""",
         "processors": attr.string_list(doc = "Processors with device libraries."),
         "code_object_version": attr.int(doc = "Highest code object version of the device libraries (0: any)."),
         "wavefront_macro": attr.bool(doc = "Whether the headers read __AMDGCN_WAVEFRONT_SIZE."),
+        "fp16_compat_header": attr.label(
+            doc = "A header declaring what the HIP headers' hip_fp16.h expects clang's HIP wrapper to " +
+                  "declare (ROCm 5: __llvm_amdgcn_rcp_f16); the toolchain force-includes it where clang does not.",
+            allow_single_file = True,
+        ),
     },
 )
