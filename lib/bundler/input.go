@@ -6,17 +6,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/container"
 )
 
 // source is an opened input: random access plus its size. Inputs that are
 // not regular files (stdin, pipes) are spooled to a temporary file first so
-// that every reader can work on an io.ReaderAt without holding data in memory.
+// that every reader can work on an io.ReaderAt without holding data in memory
+// (container.Open).
 type source struct {
 	name string
 	r    io.ReaderAt
@@ -47,53 +48,13 @@ func (s *source) prefix(n int) []byte {
 	return b[:k]
 }
 
+// openSource opens an input (container.Open), its errors in LLVM's words.
 func openSource(name, tmpDir string) (*source, error) {
-	if name == "-" {
-		return spool(name, os.Stdin, tmpDir)
-	}
-	f, err := os.Open(name)
+	c, err := container.Open(name, tmpDir)
 	if err != nil {
 		return nil, fileError(name, err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fileError(name, err)
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, fileError(name, syscall.EISDIR)
-	}
-	if !fi.Mode().IsRegular() {
-		defer f.Close()
-		return spool(name, f, tmpDir)
-	}
-	return &source{name: name, r: f, size: fi.Size(), undo: []func(){func() { f.Close() }}}, nil
-}
-
-// spool copies a stream into an unlinked temporary file.
-func spool(name string, r io.Reader, tmpDir string) (*source, error) {
-	tmp, err := unlinkedTemp(tmpDir, "offload-spool-*")
-	if err != nil {
-		return nil, fileError(name, err)
-	}
-	n, err := io.Copy(tmp, r)
-	if err != nil {
-		tmp.Close()
-		return nil, fileError(name, err)
-	}
-	return &source{name: name, r: tmp, size: n, undo: []func(){func() { tmp.Close() }}}, nil
-}
-
-// unlinkedTemp creates a temporary file in dir and removes its name at
-// once, so that it vanishes when closed, however the run ends.
-func unlinkedTemp(dir, pattern string) (*os.File, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, err
-	}
-	os.Remove(f.Name())
-	return f, nil
+	return &source{name: c.Name, r: c.R, size: c.Size, undo: []func(){func() { c.Close() }}}, nil
 }
 
 // decompressed returns the bundles inside src: src itself when it is not a
@@ -223,7 +184,7 @@ func decompressError(src *source, off int64, prefix string, err error) error {
 }
 
 func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Config) (*source, int64, error) {
-	tmp, err := unlinkedTemp(cfg.TempDir, "offload-ccob-*")
+	tmp, err := container.Unlinked(cfg.TempDir, "offload-ccob-*")
 	if err != nil {
 		return nil, 0, err
 	}

@@ -97,7 +97,7 @@ func (w *walker) offloadBinaries(n *Node, v view, depth int) {
 	// Images of compressed binaries are described, never read, so their
 	// spill files can go as soon as the binaries are parsed: disk use stays
 	// at one section's, not the input's.
-	defer w.closeTempsFrom(len(w.temps))
+	defer w.temps.CloseFrom(w.temps.Len())
 	opts := []offloadbin.Option{offloadbin.WithBudget(w.budget), offloadbin.WithSpill(w.spill)}
 	if w.budget.Refuses(budget.Container) {
 		opts = append(opts, offloadbin.RefuseCompressed()) // found before inflating
@@ -356,7 +356,7 @@ func (w *walker) compressed(n *Node, v view, depth int) {
 		fail(n, v, err)
 		return
 	}
-	defer w.closeTempsFrom(len(w.temps))
+	defer w.temps.CloseFrom(w.temps.Len())
 	keep := &prefixWriter{max: w.opt.KeepCompressed}
 	_, used, err := ccob.Decompress(keep, v.r, v.size, ccob.ReaderOptions{MaxUncompressedSize: w.budget.Limit(), Budget: w.budget})
 	hashOK := err == nil
