@@ -144,23 +144,21 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 		}
 		parts = append(parts, part)
 		off += used
-		next, err := ccob.SkipPadding(src.r, off, src.size)
-		if err != nil {
+		if off, err = container.NextRecord(src.r, off, src.size); err != nil {
 			closeAll()
-			return nil, fileError(src.name, err)
+			return nil, nextError(src.name, prefix, err)
 		}
-		if next == src.size {
-			break
-		}
-		head := make([]byte, 8)
-		n, _ := src.r.ReadAt(head, next)
-		if !ccob.IsCompressed(head[:n]) {
-			closeAll()
-			return nil, inFile(src.name, "", errorf("%s: unexpected data after the compressed bundle at offset %d", prefix, next))
-		}
-		off = next
 	}
 	return parts, nil
+}
+
+// nextError words NextRecord's errors: data after a record as a failed
+// decompression, an I/O error as one of the file.
+func nextError(name, prefix string, err error) error {
+	if t := (*container.TrailingError)(nil); errors.As(err, &t) {
+		return inFile(name, "", errorf("%s: %v", prefix, err))
+	}
+	return fileError(name, err)
 }
 
 // decompressError reports that the CCOB at off in src could not be

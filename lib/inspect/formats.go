@@ -15,6 +15,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/targetid"
@@ -324,13 +325,13 @@ func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
 	}
 	seq := &Node{Format: "ccob-sequence", Offset: v.base, Size: v.size, Space: v.space, Children: []*Node{n}}
 	for off := n.Size; off < v.size; {
-		next, _ := ccob.SkipPadding(v.r, off, v.size)
-		if next >= v.size {
+		next, err := container.NextRecord(v.r, off, v.size)
+		if err == nil && next >= v.size {
 			break
 		}
 		rest := v.sub(next, v.size-next)
 		c := &Node{Offset: rest.base, Size: rest.size, Space: v.space}
-		if !ccob.IsCompressed(rest.head(8)) {
+		if err != nil {
 			c.Format, c.Error = "data", fmt.Sprintf("at offset %d (%s): unexpected data after a compressed bundle", rest.base, v.space)
 			seq.Children = append(seq.Children, c)
 			break
