@@ -115,50 +115,37 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 		}
 		return []*source{src}, nil
 	}
-	var parts []*source
-	closeAll := func() {
-		for _, p := range parts {
-			p.Close()
+	opt := container.DecompressOptions{TempDir: cfg.TempDir, CCOB: ccobOptions(cfg), Defer: deferCheck}
+	if cfg.Verbose {
+		opt.Decoded = func(r *container.Record) {
+			printDecompressed(cfg, r.Header, uint64(r.Used)-uint64(r.Header.HeaderSize), r.Took, opt.CCOB.SkipHashCheck)
 		}
 	}
-	opt := ccobOptions(cfg)
-	if err := opt.Budget.Check(ccob.DeclaredSize(src.r, src.size)); err != nil {
-		return nil, decompressError(src, 0, prefix, err)
+	recs, err := container.Decompress(&container.Source{Name: src.name, R: src.r, Size: src.size}, opt)
+	if err != nil {
+		return nil, recordsError(src, prefix, err)
 	}
-	for off := int64(0); off < src.size; {
-		rest := io.NewSectionReader(src.r, off, src.size-off)
-		part, used, err := decompressOne(rest, src.size-off, opt, cfg)
-		if err == nil && !deferCheck {
-			err = part.check()
-			part.check = nil
-			if err != nil {
-				part.Close()
-			}
-		}
-		if err != nil {
-			closeAll()
-			return nil, decompressError(src, off, prefix, err)
-		}
-		if part.check != nil {
-			part.check = wrapCheck(src.name, prefix, part.check)
-		}
-		parts = append(parts, part)
-		off += used
-		if off, err = container.NextRecord(src.r, off, src.size); err != nil {
-			closeAll()
-			return nil, nextError(src.name, prefix, err)
+	parts := make([]*source, len(recs))
+	for i, r := range recs {
+		parts[i] = &source{r: r.R, size: r.Size, undo: []func(){r.Close}}
+		if deferCheck {
+			parts[i].check = wrapCheck(src.name, prefix, r.Check)
 		}
 	}
 	return parts, nil
 }
 
-// nextError words NextRecord's errors: data after a record as a failed
-// decompression, an I/O error as one of the file.
-func nextError(name, prefix string, err error) error {
-	if t := (*container.TrailingError)(nil); errors.As(err, &t) {
-		return inFile(name, "", errorf("%s: %v", prefix, err))
+// recordsError words container.Decompress's errors: a record that could
+// not be decoded, or data after one, as a failed decompression; an I/O
+// error as one of the file.
+func recordsError(src *source, prefix string, err error) error {
+	if re := (*container.RecordError)(nil); errors.As(err, &re) {
+		return decompressError(src, re.Offset, prefix, re.Err)
 	}
-	return fileError(name, err)
+	if t := (*container.TrailingError)(nil); errors.As(err, &t) {
+		return inFile(src.name, "", errorf("%s: %v", prefix, err))
+	}
+	return fileError(src.name, err)
 }
 
 // decompressError reports that the CCOB at off in src could not be
@@ -179,29 +166,6 @@ func decompressError(src *source, off int64, prefix string, err error) error {
 		err = fmt.Errorf("%w: %w", ccob.ErrDecompress, err)
 	}
 	return inFile(src.name, "", fmt.Errorf("%s: %w", prefix, err))
-}
-
-func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Config) (*source, int64, error) {
-	tmp, err := container.Unlinked(cfg.TempDir, "offload-ccob-*")
-	if err != nil {
-		return nil, 0, err
-	}
-	start := time.Now()
-	h, used, check, err := ccob.DecompressDeferred(tmp, r, size, opt)
-	if err != nil {
-		tmp.Close()
-		return nil, 0, err
-	}
-	if cfg.Verbose {
-		if err := check(); err != nil {
-			tmp.Close()
-			return nil, 0, err
-		}
-		printDecompressed(cfg, h, uint64(used)-uint64(h.HeaderSize), time.Since(start), opt.SkipHashCheck)
-	}
-	// Closing waits for the check, so its goroutine never outlives the part.
-	undo := []func(){func() { tmp.Close() }, func() { check() }}
-	return &source{name: "", r: tmp, size: int64(h.UncompressedSize), undo: undo, check: check}, used, nil
 }
 
 // printDecompressed writes -verbose's report of a decompression, LLVM's
