@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/exactio"
 )
 
 // maxNameTable caps the GNU long-name table ("//") we are willing to load.
@@ -49,7 +51,7 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 		return nil, ErrTooSmall
 	}
 	var m [len(Magic)]byte
-	if err := readFull(r, m[:], 0); err != nil {
+	if err := exactio.ReadAt(r, m[:], 0); err != nil {
 		return nil, err
 	}
 	switch string(m[:]) {
@@ -96,7 +98,7 @@ func (r *Reader) readMember() (*Member, error) {
 		return nil, &FormatError{off, "truncated member header", nil}
 	}
 	var h [headerSize]byte
-	if err := readFull(r.r, h[:], off); err != nil {
+	if err := exactio.ReadAt(r.r, h[:], off); err != nil {
 		return nil, err
 	}
 	if h[58] != '`' || h[59] != '\n' {
@@ -185,7 +187,7 @@ func (r *Reader) resolveBSDName(m *Member, lenField string) (*Member, error) {
 		return nil, &FormatError{m.HeaderOffset, "BSD name length too large:", n}
 	}
 	b := make([]byte, n)
-	if err := readFull(r.r, b, m.Offset); err != nil {
+	if err := exactio.ReadAt(r.r, b, m.Offset); err != nil {
 		return nil, err
 	}
 	m.Name = string(bytes.TrimRight(b, "\x00"))
@@ -252,7 +254,7 @@ func readTable(r io.ReaderAt, off, n int64) ([]byte, error) {
 	for n > 0 {
 		c := min(n, readChunk)
 		chunk := make([]byte, c)
-		if err := readFull(r, chunk, off); err != nil {
+		if err := exactio.ReadAt(r, chunk, off); err != nil {
 			return nil, err
 		}
 		b = append(b, chunk...)
@@ -263,16 +265,4 @@ func readTable(r io.ReaderAt, off, n int64) ([]byte, error) {
 		b = []byte{}
 	}
 	return b, nil
-}
-
-// readFull fills b from off, treating a short read as io.ErrUnexpectedEOF.
-func readFull(r io.ReaderAt, b []byte, off int64) error {
-	n, err := r.ReadAt(b, off)
-	if n == len(b) {
-		return nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return err
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/exactio"
 )
 
 // WriterMember is one member to write. Data must yield exactly Size bytes.
@@ -239,20 +241,9 @@ func copyExact(w io.Writer, m WriterMember) error {
 	if m.Size == 0 && m.Data == nil {
 		return nil
 	}
-	n, err := io.CopyN(w, m.Data, m.Size)
-	if err == io.EOF {
-		return fmt.Errorf("ar: member %q: data ended after %d of %d bytes", m.Name, n, m.Size)
+	err := exactio.Copy(w, m.Data, m.Size)
+	if se := (*exactio.SizeError)(nil); errors.As(err, &se) {
+		return fmt.Errorf("ar: member %q: %w", m.Name, err)
 	}
-	if err != nil {
-		return err
-	}
-	var one [1]byte
-	k, err := io.ReadFull(m.Data, one[:])
-	if k > 0 {
-		return fmt.Errorf("ar: member %q: data longer than %d bytes", m.Name, m.Size)
-	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
+	return err
 }

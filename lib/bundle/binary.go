@@ -2,10 +2,13 @@ package bundle
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/exactio"
 )
 
 // Magic starts every binary bundle. It has no terminating NUL.
@@ -262,23 +265,13 @@ func checkIDs(ids []string, text bool) error {
 }
 
 // copyExact copies exactly n bytes from src to w and checks that src has no
-// more.
+// more (exactio.Copy), a wrong size being ErrSourceSize.
 func copyExact(w io.Writer, src io.Reader, n int64) error {
-	got, err := io.CopyN(w, src, n)
-	if err == io.EOF {
-		return fmt.Errorf("%w: source holds %d bytes, want %d", ErrSourceSize, got, n)
+	err := exactio.Copy(w, src, n)
+	if se := (*exactio.SizeError)(nil); errors.As(err, &se) {
+		return fmt.Errorf("%w: source %s", ErrSourceSize, se.Held())
 	}
-	if err != nil {
-		return err
-	}
-	var one [1]byte
-	switch m, err := io.ReadAtLeast(src, one[:], 1); {
-	case m > 0:
-		return fmt.Errorf("%w: source holds more than %d bytes", ErrSourceSize, n)
-	case err != io.EOF:
-		return err
-	}
-	return nil
+	return err
 }
 
 // zeros is read-only padding source.

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
 
@@ -45,7 +46,7 @@ func newArchiveState(file io.ReaderAt) *archiveState {
 // call once the member has been parsed, after which the reader reads from
 // the file.
 func (st *archiveState) memberData(m *ar.Member) (io.ReaderAt, func()) {
-	if mp, ok := st.file.(mapped); ok && m.Offset >= 0 && m.Size >= 0 && m.Size <= int64(len(mp))-m.Offset {
+	if mp, ok := st.file.(container.Mapped); ok && m.Offset >= 0 && m.Size >= 0 && m.Size <= int64(len(mp))-m.Offset {
 		end := m.Offset + m.Size
 		return &windowReader{b: mp[m.Offset:end:end], file: st.file, off: m.Offset, size: m.Size}, func() {}
 	}

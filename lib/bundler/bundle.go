@@ -11,11 +11,12 @@ import (
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 )
 
 // Bundle combines cfg.Inputs, one per target, into cfg.Outputs[0]. The
-// container follows LLVM: text bundles for source-like types, ELF sections
+// container kind follows LLVM: text bundles for source-like types, ELF sections
 // for -type=o with an object host input, binary bundles otherwise. Inputs
 // are streamed; the output appears only if everything succeeded.
 func Bundle(cfg *Config) error {
@@ -61,17 +62,17 @@ func Bundle(cfg *Config) error {
 	return nil
 }
 
-type container int
+type containerKind int
 
 const (
-	binaryContainer container = iota
+	binaryContainer containerKind = iota
 	textContainer
 	objectContainer
 )
 
 // containerFor picks the format as LLVM's CreateFileHandler does, looking at
 // the host input (or the first input when there is no host).
-func containerFor(fileType string, srcs []*source, t *targets) (container, error) {
+func containerFor(fileType string, srcs []*source, t *targets) (containerKind, error) {
 	if _, ok := bundle.CommentFor(fileType); ok {
 		return textContainer, nil
 	}
@@ -92,7 +93,7 @@ func containerFor(fileType string, srcs []*source, t *targets) (container, error
 // objectOrBinary returns objectContainer for ELF objects. Other object
 // formats LLVM would edit (COFF, Mach-O) are refused rather than silently
 // bundled in a different container than LLVM's.
-func objectOrBinary(s *source) (container, error) {
+func objectOrBinary(s *source) (containerKind, error) {
 	head := s.prefix(8)
 	switch {
 	case elfobj.IsELF(head):
@@ -115,7 +116,7 @@ func isOtherObject(b []byte) bool {
 	return bytes.HasPrefix(b, []byte{0x64, 0x86}) || bytes.HasPrefix(b, []byte{0x64, 0xaa})
 }
 
-func writeContainer(out *atomicfile.File, kind container, cfg *Config, t *targets, srcs []*source) error {
+func writeContainer(out *atomicfile.File, kind containerKind, cfg *Config, t *targets, srcs []*source) error {
 	if kind == objectContainer {
 		printObjcopyBundle(cfg, t)
 		return writeObject(out, cfg, t, srcs)
@@ -129,7 +130,7 @@ func writeContainer(out *atomicfile.File, kind container, cfg *Config, t *target
 
 // plainBundle returns the uncompressed bundle's size and a function that
 // streams it.
-func plainBundle(kind container, cfg *Config, t *targets, srcs []*source) (int64, func(io.Writer) error) {
+func plainBundle(kind containerKind, cfg *Config, t *targets, srcs []*source) (int64, func(io.Writer) error) {
 	sizes := make([]int64, len(srcs))
 	readers := func() []io.Reader {
 		rs := make([]io.Reader, len(srcs))
@@ -173,7 +174,7 @@ func compressTo(out *atomicfile.File, cfg *Config, size int64, write func(io.Wri
 	var dst io.WriteSeeker = out.File
 	var tmp *os.File
 	if _, err := out.File.Seek(0, io.SeekCurrent); err != nil {
-		if tmp, err = unlinkedTemp(cfg.TempDir, "offload-ccob-*"); err != nil {
+		if tmp, err = container.Unlinked(cfg.TempDir, "offload-ccob-*"); err != nil {
 			return err
 		}
 		defer tmp.Close()

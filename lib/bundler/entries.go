@@ -10,6 +10,7 @@ import (
 
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 )
 
@@ -159,7 +160,7 @@ type scratch struct {
 }
 
 func (s *scratch) create() (*os.File, error) {
-	f, err := unlinkedTemp(s.dir, "offload-scratch-*")
+	f, err := container.Unlinked(s.dir, "offload-scratch-*")
 	if err != nil {
 		return nil, err
 	}

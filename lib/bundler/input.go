@@ -6,17 +6,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/container"
 )
 
 // source is an opened input: random access plus its size. Inputs that are
 // not regular files (stdin, pipes) are spooled to a temporary file first so
-// that every reader can work on an io.ReaderAt without holding data in memory.
+// that every reader can work on an io.ReaderAt without holding data in memory
+// (container.Open).
 type source struct {
 	name string
 	r    io.ReaderAt
@@ -47,53 +48,13 @@ func (s *source) prefix(n int) []byte {
 	return b[:k]
 }
 
+// openSource opens an input (container.Open), its errors in LLVM's words.
 func openSource(name, tmpDir string) (*source, error) {
-	if name == "-" {
-		return spool(name, os.Stdin, tmpDir)
-	}
-	f, err := os.Open(name)
+	c, err := container.Open(name, tmpDir)
 	if err != nil {
 		return nil, fileError(name, err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fileError(name, err)
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, fileError(name, syscall.EISDIR)
-	}
-	if !fi.Mode().IsRegular() {
-		defer f.Close()
-		return spool(name, f, tmpDir)
-	}
-	return &source{name: name, r: f, size: fi.Size(), undo: []func(){func() { f.Close() }}}, nil
-}
-
-// spool copies a stream into an unlinked temporary file.
-func spool(name string, r io.Reader, tmpDir string) (*source, error) {
-	tmp, err := unlinkedTemp(tmpDir, "offload-spool-*")
-	if err != nil {
-		return nil, fileError(name, err)
-	}
-	n, err := io.Copy(tmp, r)
-	if err != nil {
-		tmp.Close()
-		return nil, fileError(name, err)
-	}
-	return &source{name: name, r: tmp, size: n, undo: []func(){func() { tmp.Close() }}}, nil
-}
-
-// unlinkedTemp creates a temporary file in dir and removes its name at
-// once, so that it vanishes when closed, however the run ends.
-func unlinkedTemp(dir, pattern string) (*os.File, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, err
-	}
-	os.Remove(f.Name())
-	return f, nil
+	return &source{name: c.Name, r: c.R, size: c.Size, undo: []func(){func() { c.Close() }}}, nil
 }
 
 // decompressed returns the bundles inside src: src itself when it is not a
@@ -154,52 +115,37 @@ func decompressParts(src *source, cfg *Config, prefix string, deferCheck bool) (
 		}
 		return []*source{src}, nil
 	}
-	var parts []*source
-	closeAll := func() {
-		for _, p := range parts {
-			p.Close()
+	opt := container.DecompressOptions{TempDir: cfg.TempDir, CCOB: ccobOptions(cfg), Defer: deferCheck}
+	if cfg.Verbose {
+		opt.Decoded = func(r *container.Record) {
+			printDecompressed(cfg, r.Header, uint64(r.Used)-uint64(r.Header.HeaderSize), r.Took, opt.CCOB.SkipHashCheck)
 		}
 	}
-	opt := ccobOptions(cfg)
-	if err := opt.Budget.Check(ccob.DeclaredSize(src.r, src.size)); err != nil {
-		return nil, decompressError(src, 0, prefix, err)
+	recs, err := container.Decompress(&container.Source{Name: src.name, R: src.r, Size: src.size}, opt)
+	if err != nil {
+		return nil, recordsError(src, prefix, err)
 	}
-	for off := int64(0); off < src.size; {
-		rest := io.NewSectionReader(src.r, off, src.size-off)
-		part, used, err := decompressOne(rest, src.size-off, opt, cfg)
-		if err == nil && !deferCheck {
-			err = part.check()
-			part.check = nil
-			if err != nil {
-				part.Close()
-			}
+	parts := make([]*source, len(recs))
+	for i, r := range recs {
+		parts[i] = &source{r: r.R, size: r.Size, undo: []func(){r.Close}}
+		if deferCheck {
+			parts[i].check = wrapCheck(src.name, prefix, r.Check)
 		}
-		if err != nil {
-			closeAll()
-			return nil, decompressError(src, off, prefix, err)
-		}
-		if part.check != nil {
-			part.check = wrapCheck(src.name, prefix, part.check)
-		}
-		parts = append(parts, part)
-		off += used
-		next, err := ccob.SkipPadding(src.r, off, src.size)
-		if err != nil {
-			closeAll()
-			return nil, fileError(src.name, err)
-		}
-		if next == src.size {
-			break
-		}
-		head := make([]byte, 8)
-		n, _ := src.r.ReadAt(head, next)
-		if !ccob.IsCompressed(head[:n]) {
-			closeAll()
-			return nil, inFile(src.name, "", errorf("%s: unexpected data after the compressed bundle at offset %d", prefix, next))
-		}
-		off = next
 	}
 	return parts, nil
+}
+
+// recordsError words container.Decompress's errors: a record that could
+// not be decoded, or data after one, as a failed decompression; an I/O
+// error as one of the file.
+func recordsError(src *source, prefix string, err error) error {
+	if re := (*container.RecordError)(nil); errors.As(err, &re) {
+		return decompressError(src, re.Offset, prefix, re.Err)
+	}
+	if t := (*container.TrailingError)(nil); errors.As(err, &t) {
+		return inFile(src.name, "", errorf("%s: %v", prefix, err))
+	}
+	return fileError(src.name, err)
 }
 
 // decompressError reports that the CCOB at off in src could not be
@@ -220,29 +166,6 @@ func decompressError(src *source, off int64, prefix string, err error) error {
 		err = fmt.Errorf("%w: %w", ccob.ErrDecompress, err)
 	}
 	return inFile(src.name, "", fmt.Errorf("%s: %w", prefix, err))
-}
-
-func decompressOne(r io.ReaderAt, size int64, opt ccob.ReaderOptions, cfg *Config) (*source, int64, error) {
-	tmp, err := unlinkedTemp(cfg.TempDir, "offload-ccob-*")
-	if err != nil {
-		return nil, 0, err
-	}
-	start := time.Now()
-	h, used, check, err := ccob.DecompressDeferred(tmp, r, size, opt)
-	if err != nil {
-		tmp.Close()
-		return nil, 0, err
-	}
-	if cfg.Verbose {
-		if err := check(); err != nil {
-			tmp.Close()
-			return nil, 0, err
-		}
-		printDecompressed(cfg, h, uint64(used)-uint64(h.HeaderSize), time.Since(start), opt.SkipHashCheck)
-	}
-	// Closing waits for the check, so its goroutine never outlives the part.
-	undo := []func(){func() { tmp.Close() }, func() { check() }}
-	return &source{name: "", r: tmp, size: int64(h.UncompressedSize), undo: undo, check: check}, used, nil
 }
 
 // printDecompressed writes -verbose's report of a decompression, LLVM's

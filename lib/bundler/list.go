@@ -7,6 +7,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/container"
 )
 
 // maxListPrefix bounds the decoded bytes -list keeps of one compressed
@@ -54,7 +55,7 @@ func listHeaders(cfg *Config, src *source) bool {
 		for _, e := range es {
 			ids = append(ids, e.id)
 		}
-		if off, err = nextRecord(src, off+span); err != nil {
+		if off, err = container.NextRecord(src.r, off+span, src.size); err != nil {
 			return false
 		}
 	}
@@ -74,20 +75,4 @@ func headerRead(kept []byte) bool {
 	h.head = kept
 	_, ok := h.headerEnd()
 	return ok
-}
-
-// nextRecord returns where the record after the one ending at off starts,
-// past zero padding; src.size when there is none, an error for data that
-// is not a record.
-func nextRecord(src *source, off int64) (int64, error) {
-	next, err := ccob.SkipPadding(src.r, off, src.size)
-	if err != nil || next >= src.size {
-		return src.size, err
-	}
-	head := make([]byte, 8)
-	n, _ := src.r.ReadAt(head, next)
-	if !ccob.IsCompressed(head[:n]) {
-		return 0, errorf("unexpected data after the compressed bundle at offset %d", next)
-	}
-	return next, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/container"
 )
 
 // TestArchiveMappedOrNot unbundles the same device archive through the
@@ -104,7 +105,7 @@ func TestFaultGuard(t *testing.T) {
 		defer faultGuard(&got, "shrinks")()
 		sink += m[1<<15]
 	}()
-	if !errors.Is(got, errInputChanged) || !bytes.Contains([]byte(got.Error()), []byte("shrinks")) {
+	if !errors.Is(got, container.ErrInputChanged) || !bytes.Contains([]byte(got.Error()), []byte("shrinks")) {
 		t.Fatalf("touching a truncated mapping: %v (read %d)", got, sink)
 	}
 }

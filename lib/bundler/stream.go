@@ -13,6 +13,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/container"
 )
 
 // maxStreamHeader bounds the bundle header the streaming path buffers; a
@@ -32,7 +33,7 @@ const maxStreamHeader = 1 << 20
 // and messages do not depend on which path ran. done reports that the job
 // finished here, with err its result.
 func unbundleCompressed(cfg *Config, t *targets, src *source, h ccob.Header) (part *source, done bool, err error) {
-	tmp, err := unlinkedTemp(cfg.TempDir, "offload-ccob-*")
+	tmp, err := container.Unlinked(cfg.TempDir, "offload-ccob-*")
 	if err != nil {
 		return nil, true, fileError(src.name, fmt.Errorf("%s: %w", decompressInput, err))
 	}

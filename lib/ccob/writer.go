@@ -1,12 +1,15 @@
 package ccob
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/bits"
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/rules-offload/rules_offload/lib/exactio"
 )
 
 // WriterOptions tunes Compress. Start from DefaultWriterOptions for LLVM
@@ -234,24 +237,14 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// copyExact copies exactly n bytes from src to w and checks src has no
-// more.
+// copyExact copies exactly n bytes from src to w and checks that src has no
+// more (exactio.Copy), a wrong size being ErrSourceSize.
 func copyExact(w io.Writer, src io.Reader, n int64) error {
-	got, err := io.CopyN(w, src, n)
-	if err == io.EOF {
-		return fmt.Errorf("%w: source holds %d bytes, want %d", ErrSourceSize, got, n)
+	err := exactio.Copy(w, src, n)
+	if se := (*exactio.SizeError)(nil); errors.As(err, &se) {
+		return fmt.Errorf("%w: source %s", ErrSourceSize, se.Held())
 	}
-	if err != nil {
-		return err
-	}
-	var one [1]byte
-	switch m, err := io.ReadAtLeast(src, one[:], 1); {
-	case m > 0:
-		return fmt.Errorf("%w: source holds more than %d bytes", ErrSourceSize, n)
-	case err != io.EOF:
-		return err
-	}
-	return nil
+	return err
 }
 
 // zstdSpeed maps an LLVM zstd level onto the encoder's four speeds. LLVM

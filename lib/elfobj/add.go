@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/exactio"
 )
 
 // NewSection is a section for AddSections. Data must yield exactly Size
@@ -125,7 +127,7 @@ func (rw *rewrite) extendNames(secs []NewSection) ([]uint32, error) {
 	var extra []byte
 	if st.Size > 0 {
 		var last [1]byte
-		if err := readFull(f.r, last[:], int64(st.Offset+st.Size-1)); err != nil {
+		if err := exactio.ReadAt(f.r, last[:], int64(st.Offset+st.Size-1)); err != nil {
 			return nil, err
 		}
 		if last[0] != 0 {

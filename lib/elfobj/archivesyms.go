@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"debug/elf"
 	"io"
+
+	"github.com/rules-offload/rules_offload/lib/exactio"
 )
 
 // ArchiveSymbolsAt returns what Open(r, size) followed by ArchiveSymbols
@@ -115,7 +117,7 @@ func (f *File) leanSections(h ehdrFields) (*leanTables, error) {
 	shnum := uint64(h.shnum)
 	if shnum == 0 { // extended numbering: the count is in section 0
 		first := make([]byte, entsize)
-		if err := readFull(f.r, first, int64(h.shoff)); err != nil {
+		if err := exactio.ReadAt(f.r, first, int64(h.shoff)); err != nil {
 			return nil, err
 		}
 		shnum = f.c.decodeShdr(first).Size
@@ -295,7 +297,7 @@ func (f *File) chunkAt(buf *[]byte, off, n uint64) ([]byte, error) {
 		*buf = make([]byte, n)
 	}
 	b := (*buf)[:n]
-	return b, readFull(f.r, b, int64(off))
+	return b, exactio.ReadAt(f.r, b, int64(off))
 }
 
 // end returns the length of the name at off, which must end in a NUL

@@ -5,6 +5,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"io"
+
+	"github.com/rules-offload/rules_offload/lib/exactio"
 )
 
 // readChunk bounds single reads of tables, so a lying size field cannot
@@ -37,7 +39,7 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 		return nil, &FormatError{0, "truncated ELF header", nil}
 	}
 	f.ehdr = make([]byte, f.c.ehdrSize())
-	if err := readFull(r, f.ehdr, 0); err != nil {
+	if err := exactio.ReadAt(r, f.ehdr, 0); err != nil {
 		return nil, err
 	}
 	h := f.c.decodeEhdr(f.ehdr)
@@ -97,7 +99,7 @@ func (f *File) readSections(h ehdrFields) error {
 		return &FormatError{0, "section header table offset out of range", h.shoff}
 	}
 	first := make([]byte, entsize)
-	if err := readFull(f.r, first, int64(h.shoff)); err != nil {
+	if err := exactio.ReadAt(f.r, first, int64(h.shoff)); err != nil {
 		return err
 	}
 	f.sec0 = f.c.decodeShdr(first)
@@ -238,7 +240,7 @@ func (t *strtab) get(off uint32) (string, error) {
 		}
 		n := min(want, t.size-o, maxName)
 		buf := make([]byte, n)
-		if err := readFull(t.r, buf, int64(t.off+o)); err != nil {
+		if err := exactio.ReadAt(t.r, buf, int64(t.off+o)); err != nil {
 			return "", err
 		}
 		t.win, t.wOff = buf, o
@@ -249,7 +251,7 @@ func (t *strtab) get(off uint32) (string, error) {
 func readTable(r io.ReaderAt, off int64, n uint64) ([]byte, error) {
 	if n <= readChunk { // the common case, in one read
 		b := make([]byte, n)
-		if err := readFull(r, b, off); err != nil {
+		if err := exactio.ReadAt(r, b, off); err != nil {
 			return nil, err
 		}
 		return b, nil
@@ -258,7 +260,7 @@ func readTable(r io.ReaderAt, off int64, n uint64) ([]byte, error) {
 	for n > 0 {
 		c := min(n, readChunk)
 		chunk := make([]byte, c)
-		if err := readFull(r, chunk, off); err != nil {
+		if err := exactio.ReadAt(r, chunk, off); err != nil {
 			return nil, err
 		}
 		b = append(b, chunk...)
@@ -266,16 +268,4 @@ func readTable(r io.ReaderAt, off int64, n uint64) ([]byte, error) {
 		n -= c
 	}
 	return b, nil
-}
-
-// readFull fills b from off, treating a short read as io.ErrUnexpectedEOF.
-func readFull(r io.ReaderAt, b []byte, off int64) error {
-	n, err := r.ReadAt(b, off)
-	if n == len(b) {
-		return nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return err
 }

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"io"
 
+	"github.com/rules-offload/rules_offload/lib/exactio"
 	strtabs "github.com/rules-offload/rules_offload/lib/strtab"
 )
 
@@ -100,7 +101,7 @@ func (p *removal) rebuildable(i int) bool {
 func (p *removal) readTable(i int) ([]byte, error) {
 	s := p.f.Sections[i]
 	b := make([]byte, s.Size)
-	if err := readFull(p.f.r, b, int64(s.Offset)); err != nil {
+	if err := exactio.ReadAt(p.f.r, b, int64(s.Offset)); err != nil {
 		return nil, err
 	}
 	return b, nil

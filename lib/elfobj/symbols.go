@@ -4,6 +4,8 @@ import (
 	"debug/elf"
 	"io"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/exactio"
 )
 
 // symbolChunks walks the symbols of a SHT_SYMTAB/SHT_DYNSYM section in
@@ -29,13 +31,13 @@ func (f *File) symbolChunks(sym Section, fn func(first int, syms, xidx []byte) e
 	for first := uint64(0); first < count; first += per {
 		k := min(per, count-first)
 		syms := buf[:k*es]
-		if err := readFull(f.r, syms, int64(sym.Offset+first*es)); err != nil {
+		if err := exactio.ReadAt(f.r, syms, int64(sym.Offset+first*es)); err != nil {
 			return err
 		}
 		var xidx []byte
 		if xs != nil {
 			xidx = xbuf[:k*4]
-			if err := readFull(f.r, xidx, int64(xs.Offset+first*4)); err != nil {
+			if err := exactio.ReadAt(f.r, xidx, int64(xs.Offset+first*4)); err != nil {
 				return err
 			}
 		}
@@ -130,7 +132,7 @@ func (p *removal) shndxRewriter(s Section) (bool, func(io.Writer) error, error) 
 		buf := make([]byte, min(s.Size, readChunk))
 		for done := uint64(0); done < s.Size; {
 			k := min(uint64(len(buf)), s.Size-done)
-			if err := readFull(f.r, buf[:k], int64(s.Offset+done)); err != nil {
+			if err := exactio.ReadAt(f.r, buf[:k], int64(s.Offset+done)); err != nil {
 				return err
 			}
 			if err := fn(buf[:k]); err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/rules-offload/rules_offload/lib/exactio"
 )
 
 // maxFileAlign caps the file-offset alignment applied to a section, so a
@@ -283,20 +285,9 @@ func copyExact(w io.Writer, r io.Reader, n int64, name string) error {
 		}
 		return fmt.Errorf("elfobj: section %q: no data", name)
 	}
-	m, err := io.CopyN(w, r, n)
-	if err == io.EOF {
-		return fmt.Errorf("elfobj: section %q: data ended after %d of %d bytes", name, m, n)
+	err := exactio.Copy(w, r, n)
+	if se := (*exactio.SizeError)(nil); errors.As(err, &se) {
+		return fmt.Errorf("elfobj: section %q: %w", name, err)
 	}
-	if err != nil {
-		return err
-	}
-	var one [1]byte
-	k, err := io.ReadFull(r, one[:])
-	if k > 0 {
-		return fmt.Errorf("elfobj: section %q: data longer than %d bytes", name, n)
-	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
+	return err
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
@@ -55,21 +56,10 @@ func Check(bin io.ReaderAt, size int64) error {
 	if size%offloadbin.Alignment != 0 {
 		return fmt.Errorf("the offload binary is %d bytes, not a multiple of %d", size, offloadbin.Alignment)
 	}
-	var spilled []*os.File
-	defer func() {
-		for _, f := range spilled {
-			f.Close()
-		}
-	}()
+	spilled := container.Temps{Pattern: "offload-embed-*"}
+	defer spilled.Close()
 	ims, err := offloadbin.ReadAll(bin, size, offloadbin.WithBudget(budget.New(0)),
-		offloadbin.WithSpill(func() (*os.File, error) {
-			f, err := os.CreateTemp("", "offload-embed-*")
-			if err == nil {
-				os.Remove(f.Name())
-				spilled = append(spilled, f)
-			}
-			return f, err
-		}))
+		offloadbin.WithSpill(spilled.New))
 	if err != nil {
 		return fmt.Errorf("not a valid offload binary: %w", err)
 	}

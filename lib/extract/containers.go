@@ -13,6 +13,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
@@ -71,11 +72,12 @@ func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int
 				return err
 			}
 		}
-		if off, err = ccob.SkipPadding(r, off+used, size); err != nil {
-			return err
+		off, err = container.NextRecord(r, off+used, size)
+		if t := (*container.TrailingError)(nil); errors.As(err, &t) {
+			return fmt.Errorf("unexpected data after the compressed bundle, at offset %d", t.Offset)
 		}
-		if off < size && !ccob.IsCompressed(headOf(io.NewSectionReader(r, off, size-off), size-off, 8)) {
-			return fmt.Errorf("unexpected data after the compressed bundle, at offset %d", off)
+		if err != nil {
+			return err
 		}
 	}
 	return nil

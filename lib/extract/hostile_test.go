@@ -96,8 +96,8 @@ func TestConsumeReleasesRecords(t *testing.T) {
 	if err := w.Walk(bytes.NewReader(in), int64(len(in)), "in", func(*Image) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.tmps) != 0 {
-		t.Fatalf("%d temporary files still open after the walk", len(w.tmps))
+	if w.tmps.Len() != 0 {
+		t.Fatalf("%d temporary files still open after the walk", w.tmps.Len())
 	}
 }
 

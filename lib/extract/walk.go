@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
@@ -20,6 +19,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
@@ -87,7 +87,7 @@ type Options struct {
 // Walker walks containers; Close removes its temporary files.
 type Walker struct {
 	opt      Options
-	tmps     []*os.File
+	tmps     container.Temps
 	closer   []func()
 	budget   *budget.Budget // of the input being walked; counts the compressed data the walk is inside
 	inflated uint64         // by the walks before this one
@@ -105,7 +105,8 @@ func NewWalker(opt Options) *Walker {
 	if opt.MaxDepth == 0 {
 		opt.MaxDepth = 16
 	}
-	return &Walker{opt: opt, containers: map[payload][]string{}, images: map[payload]*Image{}}
+	tmps := container.Temps{Dir: opt.TempDir, Pattern: "offload-extract-*"}
+	return &Walker{opt: opt, tmps: tmps, containers: map[payload][]string{}, images: map[payload]*Image{}}
 }
 
 // Inflated is the number of bytes decompressed by all walks so far.
@@ -113,13 +114,11 @@ func (w *Walker) Inflated() uint64 { return w.inflated + w.budget.Used() }
 
 // Close releases the decompressed data; images found become unreadable.
 func (w *Walker) Close() {
-	for _, f := range w.tmps {
-		f.Close()
-	}
+	w.tmps.Close()
 	for _, fn := range w.closer {
 		fn()
 	}
-	w.tmps, w.closer = nil, nil
+	w.closer = nil
 }
 
 // Walk calls fn for each device image in the size bytes of r, a file called
@@ -136,24 +135,14 @@ func (w *Walker) Walk(r io.ReaderAt, size int64, name string, fn func(*Image) er
 }
 
 // tempFile returns an unlinked temporary file, closed with the walker.
-func (w *Walker) tempFile() (*os.File, error) {
-	f, err := os.CreateTemp(w.opt.TempDir, "offload-extract-*")
-	if err != nil {
-		return nil, err
-	}
-	os.Remove(f.Name())
-	w.tmps = append(w.tmps, f)
-	return f, nil
-}
+func (w *Walker) tempFile() (*os.File, error) { return w.tmps.New() }
 
 // release closes f now if the caller consumes images as they come, so
 // that disk use is bounded by one compressed record at a time.
 func (w *Walker) release(f *os.File) {
-	if !w.opt.Consume {
-		return
+	if w.opt.Consume {
+		w.tmps.Release(f)
 	}
-	f.Close()
-	w.tmps = slices.DeleteFunc(w.tmps, func(t *os.File) bool { return t == f })
 }
 
 // ErrNested is returned for a compressed container inside compressed data,

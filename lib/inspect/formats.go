@@ -15,6 +15,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/targetid"
@@ -97,7 +98,7 @@ func (w *walker) offloadBinaries(n *Node, v view, depth int) {
 	// Images of compressed binaries are described, never read, so their
 	// spill files can go as soon as the binaries are parsed: disk use stays
 	// at one section's, not the input's.
-	defer w.closeTempsFrom(len(w.temps))
+	defer w.temps.CloseFrom(w.temps.Len())
 	opts := []offloadbin.Option{offloadbin.WithBudget(w.budget), offloadbin.WithSpill(w.spill)}
 	if w.budget.Refuses(budget.Container) {
 		opts = append(opts, offloadbin.RefuseCompressed()) // found before inflating
@@ -324,13 +325,13 @@ func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
 	}
 	seq := &Node{Format: "ccob-sequence", Offset: v.base, Size: v.size, Space: v.space, Children: []*Node{n}}
 	for off := n.Size; off < v.size; {
-		next, _ := ccob.SkipPadding(v.r, off, v.size)
-		if next >= v.size {
+		next, err := container.NextRecord(v.r, off, v.size)
+		if err == nil && next >= v.size {
 			break
 		}
 		rest := v.sub(next, v.size-next)
 		c := &Node{Offset: rest.base, Size: rest.size, Space: v.space}
-		if !ccob.IsCompressed(rest.head(8)) {
+		if err != nil {
 			c.Format, c.Error = "data", fmt.Sprintf("at offset %d (%s): unexpected data after a compressed bundle", rest.base, v.space)
 			seq.Children = append(seq.Children, c)
 			break
@@ -356,7 +357,7 @@ func (w *walker) compressed(n *Node, v view, depth int) {
 		fail(n, v, err)
 		return
 	}
-	defer w.closeTempsFrom(len(w.temps))
+	defer w.temps.CloseFrom(w.temps.Len())
 	keep := &prefixWriter{max: w.opt.KeepCompressed}
 	_, used, err := ccob.Decompress(keep, v.r, v.size, ccob.ReaderOptions{MaxUncompressedSize: w.budget.Limit(), Budget: w.budget})
 	hashOK := err == nil

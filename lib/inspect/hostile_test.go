@@ -84,7 +84,7 @@ func TestSpillClosedAfterSection(t *testing.T) {
 	if errs := errorsIn(n); len(errs) != 0 {
 		t.Fatal(errs)
 	}
-	if len(w.temps) != 0 {
-		t.Errorf("%d spill files still open after the walk", len(w.temps))
+	if w.temps.Len() != 0 {
+		t.Errorf("%d spill files still open after the walk", w.temps.Len())
 	}
 }

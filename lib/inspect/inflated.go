@@ -13,7 +13,7 @@ import (
 // memory when it declares at most Options.KeepCompressed bytes, else in an
 // unlinked temporary file, so that memory stays flat. The file goes when
 // the walker's temporary files from before it are closed
-// (closeTempsFrom).
+// (Temps.CloseFrom).
 type sink struct {
 	mem  *prefixWriter
 	file *os.File

@@ -63,7 +63,7 @@ func (w *walker) nvInflated(c *Node, v view, e *nvfatbin.Entry, depth int) {
 		c.Error = fmt.Sprintf("at offset %d (%s): %v", v.base+e.Offset, v.space, err)
 		return
 	}
-	defer w.closeTempsFrom(len(w.temps))
+	defer w.temps.CloseFrom(w.temps.Len())
 	keep, err := w.sink(uint64(e.UncompressedSize))
 	if err == nil {
 		err = e.Inflate(v.r, keep)

@@ -13,6 +13,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
@@ -64,11 +65,12 @@ func Inspect(r io.ReaderAt, size int64, name string, opt Options) *Node {
 		opt.KeepCompressed = 16 << 20
 	}
 	w := &walker{opt: opt, budget: budget.New(opt.MaxUncompressedSize)}
+	w.temps = container.Temps{Dir: opt.TempDir, Pattern: "offload-inspect-*"}
 	w.budget.SetHint("raise the limit with --max-uncompressed-size")
 	if opt.AllowNestedCompression {
 		w.budget.AllowNested()
 	}
-	defer w.closeTemps()
+	defer w.temps.Close()
 	n := w.node(view{r: r, size: size, space: "file"}, 0)
 	n.Name = name
 	nameReferences(n)
@@ -100,8 +102,8 @@ func (v view) head(n int) []byte {
 type walker struct {
 	opt    Options
 	ccobs  int
-	budget *budget.Budget // also counts the compressed data the walk is inside
-	temps  []*os.File     // spilled OffloadBinaries, closed once described
+	budget *budget.Budget  // also counts the compressed data the walk is inside
+	temps  container.Temps // spilled OffloadBinaries, closed once described
 	seen   map[payload]*Node
 	// The keys of seen in the order they were added (forgetSince).
 	seenOrder []payload
@@ -109,25 +111,7 @@ type walker struct {
 
 // spill returns an unlinked temporary file for a large compressed
 // OffloadBinary.
-func (w *walker) spill() (*os.File, error) {
-	f, err := os.CreateTemp(w.opt.TempDir, "offload-inspect-*")
-	if err != nil {
-		return nil, err
-	}
-	os.Remove(f.Name())
-	w.temps = append(w.temps, f)
-	return f, nil
-}
-
-func (w *walker) closeTemps() { w.closeTempsFrom(0) }
-
-// closeTempsFrom closes the temporary files made since there were n.
-func (w *walker) closeTempsFrom(n int) {
-	for _, f := range w.temps[n:] {
-		f.Close()
-	}
-	w.temps = w.temps[:n]
-}
+func (w *walker) spill() (*os.File, error) { return w.temps.New() }
 
 // node recognises the bytes of v and describes them.
 func (w *walker) node(v view, depth int) *Node {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/embed"
 	"github.com/rules-offload/rules_offload/lib/packager"
 	"github.com/rules-offload/rules_offload/tool/internal/cl"
@@ -91,11 +92,10 @@ func packaged(images []string, binary string) (io.ReaderAt, int64, func(), error
 		return nil, 0, nil, err
 	}
 	defer closeSrcs()
-	tmp, err := os.CreateTemp("", "offload-embed-*")
+	tmp, err := container.Unlinked("", "offload-embed-*")
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	os.Remove(tmp.Name())
 	n, err := packager.Package(tmp, srcs)
 	if err != nil {
 		tmp.Close()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/outbudget"
 	"github.com/rules-offload/rules_offload/lib/packager"
@@ -272,24 +273,13 @@ func extractImages(prog, input string, images []string, archive bool, stderr io.
 	}
 	// Large compressed binaries inflate to unlinked temporary files, which
 	// live until the images are written.
-	var spilled []*os.File
-	defer func() {
-		for _, f := range spilled {
-			f.Close()
-		}
-	}()
+	spilled := container.Temps{Pattern: "offload-packager-*"}
+	defer spilled.Close()
 	// The LLVM personality takes no flag to raise the budget (its --help
 	// stays LLVM's); the error says where a larger one can be had.
 	b := budget.New(0)
 	b.SetHint("this command has no option to raise it; `offload extract --max-uncompressed-size` reads larger inputs")
-	found, err := packager.Scan(r, size, name, offloadbin.WithBudget(b), offloadbin.WithSpill(func() (*os.File, error) {
-		f, err := os.CreateTemp("", "offload-packager-*")
-		if err == nil {
-			os.Remove(f.Name())
-			spilled = append(spilled, f)
-		}
-		return f, err
-	}))
+	found, err := packager.Scan(r, size, name, offloadbin.WithBudget(b), offloadbin.WithSpill(spilled.New))
 	if err != nil {
 		return err
 	}
