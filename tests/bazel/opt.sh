@@ -4,6 +4,9 @@
 #   whole-program (vector add): the fat binary Bazel embeds in each host
 #   object equals the one in clang++-22 -O2 -c's object (section .hip_fatbin
 #   for HIP, .nv_fatbin for CUDA), byte for byte;
+#   Thrust (sort and reduce on @offload_cuda//:thrust, sm_70 and sm_90): the
+#   same, which holds only if each per-target device compile sees the whole
+#   __CUDA_ARCH_LIST__ (CUB names its kernels after it);
 #   RDC (saxpy over two libraries): every linked device image equals the one
 #   clang++-22 -fgpu-rdc --offload-new-driver -O2 makes when it compiles both
 #   sources (from the execroot, as Bazel does: bitcode records the source
@@ -13,7 +16,8 @@
 
 opt_bin=$(bz info "${bazel_flags[@]}" -c opt bazel-bin 2>/dev/null)/external/rules_offload_examples
 opt_libs=(@rules_offload_examples//hip:vector_add @rules_offload_examples//cuda:vector_add
-  @rules_offload_examples//hip:saxpy_device_link @rules_offload_examples//cuda:saxpy_device_link)
+  @rules_offload_examples//hip:saxpy_device_link @rules_offload_examples//cuda:saxpy_device_link
+  @rules_offload_examples//cuda:thrust_sort_reduce_lib)
 if bz build "${bazel_flags[@]}" -c opt "${opt_libs[@]}" >"$scratch/opt.log" 2>&1; then
   examples="$root/examples"
   work="$scratch/opt"
@@ -48,6 +52,15 @@ if bz build "${bazel_flags[@]}" -c opt "${opt_libs[@]}" >"$scratch/opt.log" 2>&1
     opt_ok=no opt_why+=" clang CUDA: $(tail -2 "$work/cuda.err")"
   elif ! cmp -s "$work/cuda.fatbin" "$opt_bin/cuda/_offload/vector_add/vector_add.fatbin"; then
     opt_ok=no opt_why+=" NVIDIA fat binary differs from clang's"
+  fi
+  thrust_cuid=$(opt_cuid "${opt_libs[4]}")
+  if ! (cd "$examples/cuda" && clang++-22 -x cuda -O2 -c --offload-arch=sm_70 --offload-arch=sm_90 \
+    --no-cuda-include-ptx=all --cuda-path=/usr/lib/cuda -Wno-unknown-cuda-version -cuid="$thrust_cuid" \
+    thrust_sort_reduce.cu -o "$work/thrust.o") >"$work/thrust.err" 2>&1 ||
+    ! llvm-objcopy-22 --dump-section .nv_fatbin="$work/thrust.fatbin" "$work/thrust.o" "$work/thrust.stripped.o"; then
+    opt_ok=no opt_why+=" clang Thrust: $(tail -2 "$work/thrust.err")"
+  elif ! cmp -s "$work/thrust.fatbin" "$opt_bin/cuda/_offload/thrust_sort_reduce_lib/thrust_sort_reduce.fatbin"; then
+    opt_ok=no opt_why+=" Thrust's NVIDIA fat binary differs from clang's"
   fi
   # RDC: compile both libraries' sources as clang would, link, compare images.
   execroot=$(bz info "${bazel_flags[@]}" -c opt execution_root 2>/dev/null)
@@ -90,8 +103,8 @@ if bz build "${bazel_flags[@]}" -c opt "${opt_libs[@]}" >"$scratch/opt.log" 2>&1
     rdc_images=$((rdc_images + n))
   done
   [ -z "$opt_why" ] || opt_ok=no
-  if [ -n "$hip_cuid" ] && [ -n "$cuda_cuid" ] && [ $opt_ok = yes ]; then
-    ok "-c opt: the HIP and CUDA vector-add fat binaries equal clang++-22 -O2 -c's (.hip_fatbin, .nv_fatbin) at the same cuid; the $rdc_images RDC images of the two-library saxpy equal clang++-22 -fgpu-rdc --offload-new-driver -O2's"
+  if [ -n "$hip_cuid" ] && [ -n "$cuda_cuid" ] && [ -n "$thrust_cuid" ] && [ $opt_ok = yes ]; then
+    ok "-c opt: the HIP and CUDA vector-add fat binaries and the Thrust example's equal clang++-22 -O2 -c's (.hip_fatbin, .nv_fatbin) at the same cuid; the $rdc_images RDC images of the two-library saxpy equal clang++-22 -fgpu-rdc --offload-new-driver -O2's"
   else
     bad "-c opt: cuids '$hip_cuid' '$cuda_cuid';$opt_why"
   fi
