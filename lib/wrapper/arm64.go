@@ -253,7 +253,7 @@ func (a *a64asm) fatbinReg(p *plan) {
 // globalsReg walks the entries: x20 is the entry, x21 the end, x19 the
 // handle; 16 bytes at the stack top hold outgoing stack arguments.
 func (a *a64asm) globalsReg(p *plan) {
-	l, rt := p.entries, p.rt
+	l := p.entries
 	a.label(p.globals)
 	a.subSP(64)
 	a.stp(fp, lr, sp, 16)
@@ -273,64 +273,28 @@ func (a *a64asm) globalsReg(p *plan) {
 	}
 	a.ldr(5, 20, int(l.sizeOff)) // size: RegisterVar's sixth argument
 	a.cbnz(5, ".Lglobals_var")
-	a.args(l)
-	a.movMinus1(4)
-	for r := areg(5); r <= 7; r++ {
-		a.movZero(r)
-	}
-	a.stp(31, 31, sp, 0)
-	a.bl(rt.regFunc)
+	a.callWith(l, p.perEntry.kernel)
 	a.b(".Lglobals_next")
 	a.label(".Lglobals_var")
 	a.ldr32(10, 20, int(l.flagsOff))
 	a.ubfx(11, 10, 0, 3)
-	cases := []struct {
-		typ   int
-		label string
-		on    bool
-	}{{0, ".Lglobals_global", true}, {1, ".Lglobals_managed", rt.managed}, {2, ".Lglobals_surface", rt.surfTex}, {3, ".Lglobals_texture", rt.surfTex}}
-	for _, c := range cases {
+	vars := p.perEntry.vars
+	for _, c := range vars {
 		if c.on {
 			a.cmpImm(11, c.typ)
-			a.beq(c.label)
+			a.beq(".Lglobals_" + c.label)
 		}
 	}
 	a.b(".Lglobals_next")
-	// __cudaRegisterVar(h, addr, name, name, extern, size, constant, 0)
-	a.label(".Lglobals_global")
-	a.args(l)
-	a.ubfx(4, 10, 3, 1)
-	a.ubfx(6, 10, 4, 1)
-	a.movZero(7)
-	a.bl(rt.regVar)
-	a.b(".Lglobals_next")
-	if rt.managed {
-		// __cudaRegisterManagedVar(h, aux_addr, addr, name, size, data)
-		a.label(".Lglobals_managed")
-		a.mov(0, 19)
-		a.mov(4, 5)
-		a.ldr(1, 20, int(l.auxOff))
-		a.ldr(2, 20, int(l.addrOff))
-		a.ldr(3, 20, int(l.nameOff))
-		a.ldr32(5, 20, int(l.dataOff))
-		a.bl(rt.regManaged)
-		a.b(".Lglobals_next")
-	}
-	if rt.surfTex {
-		// __hipRegisterSurface(h, addr, name, name, data, extern)
-		a.label(".Lglobals_surface")
-		a.args(l)
-		a.ldr32(4, 20, int(l.dataOff))
-		a.ubfx(5, 10, 3, 1)
-		a.bl(rt.regSurface)
-		a.b(".Lglobals_next")
-		// __hipRegisterTexture(h, addr, name, name, data, normalized, extern)
-		a.label(".Lglobals_texture")
-		a.args(l)
-		a.ldr32(4, 20, int(l.dataOff))
-		a.ubfx(5, 10, 5, 1)
-		a.ubfx(6, 10, 3, 1)
-		a.bl(rt.regTexture)
+	for i, c := range vars {
+		if !c.on {
+			continue
+		}
+		a.label(".Lglobals_" + c.label)
+		a.callWith(l, c.call)
+		if i < len(vars)-1 {
+			a.b(".Lglobals_next")
+		}
 	}
 	a.label(".Lglobals_next")
 	a.addImm(20, 20, int(l.size))
@@ -343,10 +307,45 @@ func (a *a64asm) globalsReg(p *plan) {
 	a.ret()
 }
 
-// args loads the handle, the entry's address and its name twice into x0-x3.
-func (a *a64asm) args(l entryLayout) {
-	a.mov(0, 19)
-	a.ldr(1, 20, int(l.addrOff))
-	a.ldr(2, 20, int(l.nameOff))
-	a.mov(3, 2)
+// callWith calls c for the entry at x20: the handle is in x19, the
+// entry's size in x5 and its flags in w10. Copies of x19 and x5 come first,
+// before loads overwrite x5; then the arguments in order. Arguments past
+// the eighth, zeros all, are stored in pairs at the stack top.
+func (a *a64asm) callWith(l entryLayout, c call) {
+	n := min(len(c.args), 8)
+	for i, g := range c.args[:n] {
+		r := areg(i)
+		switch {
+		case g.kind == argHandle:
+			a.mov(r, 19)
+		case g.kind == argField && g.field == fSize && r != 5:
+			a.mov(r, 5)
+		}
+	}
+	for i, g := range c.args[:n] {
+		r := areg(i)
+		switch {
+		case g.kind == argHandle || g.kind == argField && g.field == fSize:
+		case sameAs(c.args, i):
+			a.mov(r, r-1)
+		case g.kind == argField && g.typ == tI32:
+			a.ldr32(r, 20, int(l.offset(g.field)))
+		case g.kind == argField:
+			a.ldr(r, 20, int(l.offset(g.field)))
+		case g.kind == argFlag:
+			a.ubfx(r, 10, g.bit, 1)
+		case g.val == 0:
+			a.movZero(r)
+		default:
+			a.movMinus1(r)
+		}
+	}
+	for i := n; i < len(c.args); i += 2 {
+		if i+1 < len(c.args) {
+			a.stp(31, 31, sp, 8*(i-n))
+		} else {
+			a.str(31, sp, 8*(i-n))
+		}
+	}
+	a.bl(c.fn)
 }

@@ -176,14 +176,11 @@ func (e *cEmitter) fatbin() {
 		e.printf("void %s(void **);\n", rt.regFatbinEnd)
 	}
 	e.printf("void %s(void **);\nint atexit(void (*)(void));\n", rt.unregFatbin)
-	e.printf("int %s(void **, void *, void *, void *, int, void *, void *, void *, void *, void *);\n", rt.regFunc)
-	e.printf("void %s(void **, void *, void *, void *, int, size_t, int, int);\n", rt.regVar)
-	if rt.managed {
-		e.printf("void %s(void **, void *, void *, void *, size_t, int);\n", rt.regManaged)
-	}
-	if rt.surfTex {
-		e.printf("void %s(void **, void *, void *, void *, int, int);\n", rt.regSurface)
-		e.printf("void %s(void **, void *, void *, void *, int, int, int);\n", rt.regTexture)
+	e.prototype(p.perEntry.kernel)
+	for _, c := range p.perEntry.vars {
+		if c.on {
+			e.prototype(c.call)
+		}
 	}
 	e.globalsReg()
 	e.printf("static void offload_unreg(void) __asm__(\"%s\");\nstatic void offload_reg(void) __asm__(\"%s\");\n\n", p.unreg, p.reg)
@@ -200,7 +197,7 @@ func (e *cEmitter) fatbin() {
 // the type in the low flag bits variables, managed variables, surfaces and
 // textures.
 func (e *cEmitter) globalsReg() {
-	p, rt := e.p, e.p.rt
+	p := e.p
 	l := p.entries
 	e.noEntries()
 	e.printf("\nstatic void offload_globals_reg(void **h) __asm__(\"%s\");\n", p.globals)
@@ -212,16 +209,54 @@ func (e *cEmitter) globalsReg() {
 		e.printf("    if (e->kind != %d)\n      continue;\n", p.kind.offloadKind())
 	}
 	e.printf("    ++n;\n")
-	e.printf("    if (e->size == 0) {\n      %s(h, e->addr, e->name, e->name, -1, 0, 0, 0, 0, 0);\n      continue;\n    }\n", rt.regFunc)
-	e.printf("    switch (flags & 7) {\n    case 0:\n      %s(h, e->addr, e->name, e->name, (int)ext, e->size, (int)((flags >> 4) & 1), 0);\n      break;\n", rt.regVar)
-	if rt.managed {
-		e.printf("    case 1:\n      %s(h, e->aux_addr, e->addr, e->name, e->size, (int)e->data);\n      break;\n", rt.regManaged)
-	}
-	if rt.surfTex {
-		e.printf("    case 2:\n      %s(h, e->addr, e->name, e->name, (int)e->data, (int)ext);\n      break;\n", rt.regSurface)
-		e.printf("    case 3:\n      %s(h, e->addr, e->name, e->name, (int)e->data, (int)((flags >> 5) & 1), (int)ext);\n      break;\n", rt.regTexture)
+	e.printf("    if (e->size == 0) {\n      %s;\n      continue;\n    }\n", cCall(p.perEntry.kernel))
+	e.printf("    switch (flags & 7) {\n")
+	for _, c := range p.perEntry.vars {
+		if c.on {
+			e.printf("    case %d:\n      %s;\n      break;\n", c.typ, cCall(c.call))
+		}
 	}
 	e.printf("    default:\n      break;\n    }\n  }\n  if (n == 0)\n    offload_no_entries();\n}\n\n")
+}
+
+// cTypes spell the value types in C; the first argument, the handle, is
+// a void **.
+var cTypes = [...]string{tVoid: "void", tPtr: "void *", tI32: "int", tI64: "size_t"}
+
+// prototype declares the runtime function c calls.
+func (e *cEmitter) prototype(c call) {
+	params := make([]string, len(c.args))
+	for i, g := range c.args {
+		params[i] = cTypes[g.typ]
+		if g.kind == argHandle {
+			params[i] = "void **"
+		}
+	}
+	e.printf("%s %s(%s);\n", cTypes[c.ret], c.fn, strings.Join(params, ", "))
+}
+
+// cFields are the entry fields as the C loop reads them through e.
+var cFields = [...]string{fAddr: "e->addr", fName: "e->name", fSize: "e->size", fData: "(int)e->data", fAuxAddr: "e->aux_addr"}
+
+// cCall is c as a C call in the entry loop: the handle is h, the entry e,
+// its flags flags and its extern bit ext.
+func cCall(c call) string {
+	args := make([]string, len(c.args))
+	for i, g := range c.args {
+		switch {
+		case g.kind == argHandle:
+			args[i] = "h"
+		case g.kind == argField:
+			args[i] = cFields[g.field]
+		case g.kind == argFlag && g.bit == bitExtern:
+			args[i] = "(int)ext"
+		case g.kind == argFlag:
+			args[i] = fmt.Sprintf("(int)((flags >> %d) & 1)", g.bit)
+		default:
+			args[i] = fmt.Sprint(g.val)
+		}
+	}
+	return c.fn + "(" + strings.Join(args, ", ") + ")"
 }
 
 // noEntries writes the function that reports a registration without

@@ -21,13 +21,14 @@ type plan struct {
 	infos     []planInfo
 
 	// CUDA / HIP
-	fatbin  planImage
-	wrapper string // .fatbin_wrapper
-	wrapSec string // .nvFatBinSegment / .hipFatBinSegment
-	magic   uint32
-	handle  string // .cuda.binary_handle
-	globals string // .cuda.globals_reg
-	rt      runtimeNames
+	fatbin   planImage
+	wrapper  string // .fatbin_wrapper
+	wrapSec  string // .nvFatBinSegment / .hipFatBinSegment
+	magic    uint32
+	handle   string // .cuda.binary_handle
+	globals  string // .cuda.globals_reg
+	rt       runtimeNames
+	perEntry entryCalls
 
 	reg, unreg string
 	ctorPrio   int
@@ -63,14 +64,11 @@ type planInfo struct {
 	name, archName, arch string
 }
 
-// runtimeNames are the runtime functions a CUDA or HIP wrapper calls.
+// runtimeNames are the runtime functions a CUDA or HIP wrapper calls to
+// register its fat binary.
 type runtimeNames struct {
 	regFatbin, regFatbinEnd, unregFatbin string
-	regFunc, regVar, regManaged          string
-	regSurface, regTexture               string
 	callEnd                              bool // CUDA calls __cudaRegisterFatBinaryEnd
-	managed                              bool // managed variables are registered
-	surfTex                              bool // surfaces and textures are registered
 }
 
 // uniq is LLVM's naming of repeated globals: name, name.1, name.2, ...
@@ -169,9 +167,7 @@ func (p *plan) planFatbin(im Image, sp span) {
 	p.ctorPrio = 101
 	p.rt = runtimeNames{
 		regFatbin: rt + "RegisterFatBinary", regFatbinEnd: "__cudaRegisterFatBinaryEnd",
-		unregFatbin: rt + "UnregisterFatBinary", regFunc: rt + "RegisterFunction",
-		regVar: rt + "RegisterVar", regManaged: rt + "RegisterManagedVar",
-		regSurface: rt + "RegisterSurface", regTexture: rt + "RegisterTexture",
-		callEnd: !hip, managed: p.abi == LLVM20, surfTex: hip,
+		unregFatbin: rt + "UnregisterFatBinary", callEnd: !hip,
 	}
+	p.perEntry = planEntryCalls(rt, p.abi, hip)
 }

@@ -312,7 +312,7 @@ func (a *x86asm) fatbinReg(p *plan) {
 // globalsReg walks the entries: rbx is the entry, r13 the end, r12 the
 // handle; 32 bytes at the stack top hold outgoing stack arguments.
 func (a *x86asm) globalsReg(p *plan) {
-	l, rt := p.entries, p.rt
+	l := p.entries
 	a.label(p.globals)
 	a.push(rbx)
 	a.push(r12)
@@ -332,67 +332,29 @@ func (a *x86asm) globalsReg(p *plan) {
 	a.load(int32(l.sizeOff), rbx, r9) // size: RegisterVar's sixth argument
 	a.test(r9)
 	a.jump("jne", ".Lglobals_var")
-	a.args(l)
-	a.movImm(-1, r8)
-	a.xor32(r9)
-	for d := int32(0); d < 32; d += 8 {
-		a.storeZeroRSP(d)
-	}
-	a.call(rt.regFunc, true)
+	a.callWith(l, p.perEntry.kernel)
 	a.jump("jmp", ".Lglobals_next")
 	a.label(".Lglobals_var")
 	a.load32(int32(l.flagsOff), rbx, r10)
 	a.mov32(r10, rax)
 	a.andl(7, rax)
-	cases := []struct {
-		typ   int8
-		label string
-		on    bool
-	}{{0, ".Lglobals_global", true}, {1, ".Lglobals_managed", rt.managed}, {2, ".Lglobals_surface", rt.surfTex}, {3, ".Lglobals_texture", rt.surfTex}}
-	for _, c := range cases {
+	vars := p.perEntry.vars
+	for _, c := range vars {
 		if c.on {
-			a.cmpl(c.typ, rax)
-			a.jump("je", c.label)
+			a.cmpl(int8(c.typ), rax)
+			a.jump("je", ".Lglobals_"+c.label)
 		}
 	}
 	a.jump("jmp", ".Lglobals_next")
-	// __cudaRegisterVar(h, addr, name, name, extern, size, constant, 0)
-	a.label(".Lglobals_global")
-	a.args(l)
-	a.flagBit(r10, 3, r8)
-	a.flagBit(r10, 4, rax)
-	a.store32RSP(rax, 0)
-	a.storeZeroRSP(8)
-	a.call(rt.regVar, true)
-	a.jump("jmp", ".Lglobals_next")
-	if rt.managed {
-		// __cudaRegisterManagedVar(h, aux_addr, addr, name, size, data)
-		a.label(".Lglobals_managed")
-		a.mov(r12, rdi)
-		a.load(int32(l.auxOff), rbx, rsi)
-		a.load(int32(l.addrOff), rbx, rdx)
-		a.load(int32(l.nameOff), rbx, rcx)
-		a.mov(r9, r8)
-		a.load32(int32(l.dataOff), rbx, r9)
-		a.call(rt.regManaged, true)
-		a.jump("jmp", ".Lglobals_next")
-	}
-	if rt.surfTex {
-		// __hipRegisterSurface(h, addr, name, name, data, extern)
-		a.label(".Lglobals_surface")
-		a.args(l)
-		a.load32(int32(l.dataOff), rbx, r8)
-		a.flagBit(r10, 3, r9)
-		a.call(rt.regSurface, true)
-		a.jump("jmp", ".Lglobals_next")
-		// __hipRegisterTexture(h, addr, name, name, data, normalized, extern)
-		a.label(".Lglobals_texture")
-		a.args(l)
-		a.load32(int32(l.dataOff), rbx, r8)
-		a.flagBit(r10, 5, r9)
-		a.flagBit(r10, 3, rax)
-		a.store32RSP(rax, 0)
-		a.call(rt.regTexture, true)
+	for i, c := range vars {
+		if !c.on {
+			continue
+		}
+		a.label(".Lglobals_" + c.label)
+		a.callWith(l, c.call)
+		if i < len(vars)-1 {
+			a.jump("jmp", ".Lglobals_next")
+		}
 	}
 	a.label(".Lglobals_next")
 	a.addq(int8(l.size), rbx)
@@ -405,13 +367,51 @@ func (a *x86asm) globalsReg(p *plan) {
 	a.ret()
 }
 
-// args loads the handle, the entry's address and its name twice into the
-// first four argument registers.
-func (a *x86asm) args(l entryLayout) {
-	a.mov(r12, rdi)
-	a.load(int32(l.addrOff), rbx, rsi)
-	a.load(int32(l.nameOff), rbx, rdx)
-	a.mov(rdx, rcx)
+// x86Args are the registers of the first six integer arguments; the
+// others go to the stack, 8 bytes each from the stack top.
+var x86Args = [...]xreg{rdi, rsi, rdx, rcx, r8, r9}
+
+// callWith calls c for the entry at rbx, its arguments placed in order:
+// the handle is in r12, the entry's size in r9 and its flags in r10.
+func (a *x86asm) callWith(l entryLayout, c call) {
+	for i, g := range c.args {
+		if i >= len(x86Args) {
+			a.stackArg(g, int32(8*(i-len(x86Args))))
+			continue
+		}
+		r := x86Args[i]
+		switch {
+		case g.kind == argHandle:
+			a.mov(r12, r)
+		case sameAs(c.args, i):
+			a.mov(x86Args[i-1], r)
+		case g.kind == argField && g.field == fSize:
+			if r != r9 {
+				a.mov(r9, r)
+			}
+		case g.kind == argField && g.typ == tI32:
+			a.load32(int32(l.offset(g.field)), rbx, r)
+		case g.kind == argField:
+			a.load(int32(l.offset(g.field)), rbx, r)
+		case g.kind == argFlag:
+			a.flagBit(r10, int8(g.bit), r)
+		case g.val == 0:
+			a.xor32(r)
+		default:
+			a.movImm(int32(g.val), r)
+		}
+	}
+	a.call(c.fn, true)
+}
+
+// stackArg stores a flag bit (32 bits) or a zero (64 bits) at disp(%rsp).
+func (a *x86asm) stackArg(g arg, disp int32) {
+	if g.kind == argFlag {
+		a.flagBit(r10, int8(g.bit), rax)
+		a.store32RSP(rax, disp)
+		return
+	}
+	a.storeZeroRSP(disp)
 }
 
 // flagBit extracts bit n of the flags in src into dst (32-bit).
