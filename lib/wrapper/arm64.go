@@ -173,81 +173,59 @@ func (a *a64asm) ubfx(d, n areg, lsb, width int) {
 // a64Funcs generates the registration functions of p.
 func a64Funcs(p *plan) []insn {
 	a := &a64asm{}
-	if p.kind == OpenMP {
-		a.ompUnreg(p)
-		a.ompReg(p)
-	} else {
-		a.fatbinUnreg(p)
+	a.label(p.unreg)
+	a.stpPre(fp, lr, -16)
+	a.addImm(fp, sp, 0)
+	a.steps(p, p.dtor)
+	a.ldpPost(fp, lr, 16)
+	a.ret()
+	if p.kind != OpenMP {
 		a.globalsReg(p)
-		a.fatbinReg(p)
 	}
+	a.label(p.reg)
+	a.stpPre(fp, lr, -32)
+	a.addImm(fp, sp, 0)
+	a.str(19, sp, 16) // x19 holds the handle, or the weak function
+	a.steps(p, p.ctor)
+	a.ldr(19, sp, 16)
+	a.ldpPost(fp, lr, 32)
+	a.ret()
 	return a.ins
 }
 
-func (a *a64asm) ompUnreg(p *plan) {
-	a.label(p.unreg)
-	a.stpPre(fp, lr, -16)
-	a.addImm(fp, sp, 0)
-	a.addr(0, p.desc, 0)
-	a.bl("__tgt_unregister_lib")
-	a.ldpPost(fp, lr, 16)
-	a.ret()
-}
-
-func (a *a64asm) ompReg(p *plan) {
-	a.label(p.reg)
-	a.stpPre(fp, lr, -32)
-	a.addImm(fp, sp, 0)
-	a.str(19, sp, 16)
-	if len(p.infos) > 0 {
-		a.loadGOT(19, "__tgt_register_image_info")
-		a.cbz(19, ".Lomp_reg_lib")
-		for _, in := range p.infos {
-			a.addr(0, in.name, 0)
-			a.blr(19)
+// steps makes the calls of a constructor or destructor. A kept handle is
+// saved in x19 and stored; right after its call it is still in x0.
+func (a *a64asm) steps(p *plan, steps []regStep) {
+	inX0 := false
+	for i, s := range steps {
+		if groupStart(steps, i) {
+			a.loadGOT(19, s.fn)
+			a.cbz(19, skipLabel)
 		}
-		a.label(".Lomp_reg_lib")
+		for j, g := range s.args {
+			switch {
+			case g.kind == argAddr:
+				a.addr(areg(j), g.sym, 0)
+			case g.kind == argLoad:
+				a.loadSym(areg(j), 8, g.sym)
+			case !inX0 || j != 0:
+				a.mov(areg(j), 19)
+			}
+		}
+		if s.ifDefined {
+			a.blr(19)
+		} else {
+			a.bl(s.fn)
+		}
+		if groupEnd(steps, i) {
+			a.label(skipLabel)
+		}
+		if s.keep {
+			a.mov(19, 0)
+			a.storeSym(0, 8, p.handle)
+		}
+		inX0 = s.keep
 	}
-	a.addr(0, p.desc, 0)
-	a.bl("__tgt_register_lib")
-	if p.dtorPrio == 0 {
-		a.addr(0, p.unreg, 0)
-		a.bl("atexit")
-	}
-	a.ldr(19, sp, 16)
-	a.ldpPost(fp, lr, 32)
-	a.ret()
-}
-
-func (a *a64asm) fatbinUnreg(p *plan) {
-	a.label(p.unreg)
-	a.stpPre(fp, lr, -16)
-	a.addImm(fp, sp, 0)
-	a.loadSym(0, 8, p.handle)
-	a.bl(p.rt.unregFatbin)
-	a.ldpPost(fp, lr, 16)
-	a.ret()
-}
-
-func (a *a64asm) fatbinReg(p *plan) {
-	a.label(p.reg)
-	a.stpPre(fp, lr, -32)
-	a.addImm(fp, sp, 0)
-	a.str(19, sp, 16)
-	a.addr(0, p.wrapper, 0)
-	a.bl(p.rt.regFatbin)
-	a.mov(19, 0)
-	a.storeSym(0, 8, p.handle)
-	a.bl(p.globals)
-	if p.rt.callEnd {
-		a.mov(0, 19)
-		a.bl(p.rt.regFatbinEnd)
-	}
-	a.addr(0, p.unreg, 0)
-	a.bl("atexit")
-	a.ldr(19, sp, 16)
-	a.ldpPost(fp, lr, 32)
-	a.ret()
 }
 
 // globalsReg walks the entries: x20 is the entry, x21 the end, x19 the

@@ -125,22 +125,57 @@ func (e *cEmitter) openMP() {
 		e.printf("int atexit(void (*)(void));\n")
 	}
 	e.printf("\nstatic void offload_unreg(void) __asm__(\"%s\");\nstatic void offload_reg(void) __asm__(\"%s\");\n\n", p.unreg, p.reg)
-	e.printf("static __attribute__((section(\".text.startup\"), used)) void offload_unreg(void) {\n" +
-		"  __tgt_unregister_lib((struct __tgt_bin_desc *)&offload_desc);\n}\n\n")
-	e.printf("static %s void offload_reg(void) {\n", e.ctorAttr())
-	if len(p.infos) > 0 {
-		e.printf("  if (__tgt_register_image_info) {\n")
-		for i := range p.infos {
-			e.printf("    __tgt_register_image_info((struct __tgt_image_info *)&offload_info_%d);\n", i)
-		}
-		e.printf("  }\n")
+	exprs := map[string]string{p.desc: "(struct __tgt_bin_desc *)&offload_desc", p.unreg: "offload_unreg"}
+	for i, in := range p.infos {
+		exprs[in.name] = fmt.Sprintf("(struct __tgt_image_info *)&offload_info_%d", i)
 	}
-	e.printf("  __tgt_register_lib((struct __tgt_bin_desc *)&offload_desc);\n")
-	if p.dtorPrio == 0 {
-		e.printf("  atexit(offload_unreg);\n")
-	}
-	e.printf("}\n")
+	e.functions(exprs)
 	e.arrayEntries()
+}
+
+// functions writes the destructor and the constructor; exprs spell the
+// registration's symbols in C.
+func (e *cEmitter) functions(exprs map[string]string) {
+	e.printf("static __attribute__((section(\".text.startup\"), used)) void offload_unreg(void) {\n")
+	e.steps(e.p.dtor, exprs)
+	e.printf("}\n\n")
+	e.printf("static %s void offload_reg(void) {\n", e.ctorAttr())
+	e.steps(e.p.ctor, exprs)
+	e.printf("}\n")
+}
+
+// steps writes the calls of a constructor or destructor; a kept handle is
+// h, and a run of ifDefined steps is one if on the weak function.
+func (e *cEmitter) steps(steps []regStep, exprs map[string]string) {
+	for i, s := range steps {
+		indent := "  "
+		if groupStart(steps, i) {
+			e.printf("  if (%s) {\n", s.fn)
+		}
+		if s.ifDefined {
+			indent = "    "
+		}
+		args := make([]string, len(s.args))
+		for j, g := range s.args {
+			args[j] = "h"
+			if g.kind == argAddr || g.kind == argLoad {
+				args[j] = exprs[g.sym]
+			}
+		}
+		fn := s.fn
+		if s.local {
+			fn = exprs[s.fn]
+		}
+		c := fn + "(" + strings.Join(args, ", ") + ")"
+		if s.keep {
+			e.printf("  void **h = %s;\n  %s = h;\n", c, exprs[e.p.handle])
+		} else {
+			e.printf("%s%s;\n", indent, c)
+		}
+		if groupEnd(steps, i) {
+			e.printf("  }\n")
+		}
+	}
 }
 
 // ctorAttr registers the constructor: priorities above 100 through the
@@ -184,13 +219,8 @@ func (e *cEmitter) fatbin() {
 	}
 	e.globalsReg()
 	e.printf("static void offload_unreg(void) __asm__(\"%s\");\nstatic void offload_reg(void) __asm__(\"%s\");\n\n", p.unreg, p.reg)
-	e.printf("static __attribute__((section(\".text.startup\"), used)) void offload_unreg(void) {\n  %s(offload_handle);\n}\n\n", rt.unregFatbin)
-	e.printf("static %s void offload_reg(void) {\n", e.ctorAttr())
-	e.printf("  void **h = %s((void *)&offload_fatbin_wrapper);\n  offload_handle = h;\n  offload_globals_reg(h);\n", rt.regFatbin)
-	if rt.callEnd {
-		e.printf("  %s(h);\n", rt.regFatbinEnd)
-	}
-	e.printf("  atexit(offload_unreg);\n}\n")
+	e.functions(map[string]string{p.wrapper: "(void *)&offload_fatbin_wrapper", p.unreg: "offload_unreg",
+		p.handle: "offload_handle", p.globals: "offload_globals_reg"})
 }
 
 // globalsReg registers every entry of this kind: kernels (size 0), then by

@@ -23,6 +23,8 @@ const (
 	argField                 // a field of the current offload entry
 	argFlag                  // one bit of the entry's flags
 	argInt                   // an integer constant (0 with tPtr: null)
+	argAddr                  // the address of sym, a global or function of the registration
+	argLoad                  // the pointer stored in the global sym
 )
 
 // entryField names a field of an offload entry.
@@ -43,12 +45,15 @@ type arg struct {
 	field entryField // argField
 	bit   int        // argFlag
 	val   int64      // argInt
+	sym   string     // argAddr, argLoad
 }
 
 func handleArg() arg                       { return arg{kind: argHandle, typ: tPtr} }
 func fieldArg(f entryField, t valType) arg { return arg{kind: argField, typ: t, field: f} }
 func flagArg(bit int) arg                  { return arg{kind: argFlag, typ: tI32, bit: bit} }
 func intArg(t valType, v int64) arg        { return arg{kind: argInt, typ: t, val: v} }
+func addrArg(sym string) arg               { return arg{kind: argAddr, typ: tPtr, sym: sym} }
+func loadArg(sym string) arg               { return arg{kind: argLoad, typ: tPtr, sym: sym} }
 
 // Flag bits of an offload entry read by the registration.
 const (
@@ -115,4 +120,57 @@ func sameAs(args []arg, i int) bool { return i > 0 && args[i] == args[i-1] && ar
 // offset is where field f lies in an entry of layout l.
 func (l entryLayout) offset(f entryField) int64 {
 	return [...]int64{fAddr: l.addrOff, fName: l.nameOff, fSize: l.sizeOff, fData: l.dataOff, fAuxAddr: l.auxOff}[f]
+}
+
+// regStep is one call of the constructor or the destructor.
+type regStep struct {
+	call
+	// keep: the result is the fat binary's handle, stored in plan.handle
+	// and passed on as argHandle.
+	keep bool
+	// local: fn is a function of the registration (the entry loop).
+	local bool
+	// ifDefined: called only where the weak fn is defined; a run of such
+	// steps shares one test of fn.
+	ifDefined bool
+}
+
+// skipLabel ends a run of ifDefined steps in the machine code.
+const skipLabel = ".Lomp_reg_lib"
+
+// groupStart and groupEnd tell whether step i starts or ends a run of
+// ifDefined steps.
+func groupStart(steps []regStep, i int) bool {
+	return steps[i].ifDefined && (i == 0 || !steps[i-1].ifDefined)
+}
+
+func groupEnd(steps []regStep, i int) bool {
+	return steps[i].ifDefined && (i+1 == len(steps) || !steps[i+1].ifDefined)
+}
+
+// planOpenMPCalls: __tgt_register_image_info for every target ID where the
+// runtime has it, __tgt_register_lib, and __tgt_unregister_lib at exit.
+func (p *plan) planOpenMPCalls() {
+	for _, in := range p.infos {
+		p.ctor = append(p.ctor, regStep{call: call{"__tgt_register_image_info", tVoid, []arg{addrArg(in.name)}}, ifDefined: true})
+	}
+	p.ctor = append(p.ctor, regStep{call: call{"__tgt_register_lib", tVoid, []arg{addrArg(p.desc)}}})
+	if p.dtorPrio == 0 {
+		p.ctor = append(p.ctor, regStep{call: call{"atexit", tI32, []arg{addrArg(p.unreg)}}})
+	}
+	p.dtor = []regStep{{call: call{"__tgt_unregister_lib", tVoid, []arg{addrArg(p.desc)}}}}
+}
+
+// planFatbinCalls: the fat binary registered, then every entry through the
+// loop, the CUDA end call, and unregistration at exit.
+func (p *plan) planFatbinCalls() {
+	rt := p.rt
+	h := handleArg()
+	p.ctor = []regStep{{call: call{rt.regFatbin, tPtr, []arg{addrArg(p.wrapper)}}, keep: true},
+		{call: call{p.globals, tVoid, []arg{h}}, local: true}}
+	if rt.callEnd {
+		p.ctor = append(p.ctor, regStep{call: call{rt.regFatbinEnd, tVoid, []arg{h}}})
+	}
+	p.ctor = append(p.ctor, regStep{call: call{"atexit", tI32, []arg{addrArg(p.unreg)}}})
+	p.dtor = []regStep{{call: call{rt.unregFatbin, tVoid, []arg{loadArg(p.handle)}}}}
 }

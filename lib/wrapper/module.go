@@ -178,23 +178,53 @@ func (b *modBuilder) openMP() {
 	unregLib := b.declare("__tgt_unregister_lib", ir.Void, ir.PtrTo(descTy))
 	b.ctors(reg, unreg)
 
-	bb := reg.AddBlock("entry")
-	if len(infos) > 0 {
-		info, next := reg.AddBlock("info"), reg.AddBlock("reg")
-		bb.CondBr(bb.ICmp("", ir.NE, regInfo, nullPtr), info, next)
-		for _, g := range infos {
-			info.Call("", regInfo, g)
+	fns := map[string]*ir.Function{"__tgt_register_lib": regLib, "atexit": atexit, "__tgt_unregister_lib": unregLib}
+	if regInfo != nil {
+		fns[regInfo.Name] = regInfo
+	}
+	vals := map[string]ir.Value{p.desc: desc, p.unreg: unreg}
+	for i, in := range p.infos {
+		vals[in.name] = infos[i]
+	}
+	b.steps(reg, p.ctor, fns, vals)
+	b.steps(unreg, p.dtor, fns, vals)
+}
+
+// steps builds the body of a constructor or destructor from its calls:
+// functions and values by name. A run of ifDefined steps gets a block of
+// its own, entered where the weak function is not null.
+func (b *modBuilder) steps(f *ir.Function, steps []regStep, fns map[string]*ir.Function, vals map[string]ir.Value) {
+	bb := f.AddBlock("entry")
+	var h ir.Value
+	var rest *ir.Block
+	for i, s := range steps {
+		fn := fns[s.fn]
+		if groupStart(steps, i) {
+			in, next := f.AddBlock("info"), f.AddBlock("reg")
+			bb.CondBr(bb.ICmp("", ir.NE, fn, nullPtr), in, next)
+			bb, rest = in, next
 		}
-		info.Br(next)
-		bb = next
+		args := make([]ir.Value, len(s.args))
+		for j, g := range s.args {
+			switch g.kind {
+			case argAddr:
+				args[j] = vals[g.sym]
+			case argLoad:
+				args[j] = bb.Load("", ir.Ptr, vals[g.sym], 8)
+			default:
+				args[j] = h
+			}
+		}
+		r := bb.Call("", fn, args...)
+		if s.keep {
+			bb.Store(r, vals[b.p.handle], 8)
+			h = r
+		}
+		if groupEnd(steps, i) {
+			bb.Br(rest)
+			bb = rest
+		}
 	}
-	bb.Call("", regLib, desc)
-	if atexit != nil {
-		bb.Call("", atexit, unreg)
-	}
-	bb.Ret()
-	bb = unreg.AddBlock("entry")
-	bb.Call("", unregLib, desc)
 	bb.Ret()
 }
 

@@ -37,20 +37,12 @@ func (b *modBuilder) fatbin() {
 	globals := b.startup(p.globals, ir.Func(ir.Void, ir.Ptr))
 	b.ctors(reg, unreg)
 
-	bb := reg.AddBlock("entry")
-	h := bb.Call("", regFatbin, wrapper)
-	bb.Store(h, handle, 8)
-	bb.Call("", globals, h)
-	if rt.callEnd {
-		bb.Call("", regFatbinEnd, h)
+	for _, f := range []*ir.Function{regFatbin, regFatbinEnd, unregFatbin, atexit, globals} {
+		fns[f.Name] = f
 	}
-	bb.Call("", atexit, unreg)
-	bb.Ret()
-
-	bb = unreg.AddBlock("entry")
-	bb.Call("", unregFatbin, bb.Load("", ir.Ptr, handle, 8))
-	bb.Ret()
-
+	vals := map[string]ir.Value{p.wrapper: wrapper, p.unreg: unreg, p.handle: handle}
+	b.steps(reg, p.ctor, fns, vals)
+	b.steps(unreg, p.dtor, fns, vals)
 	b.globalsReg(globals, fns)
 }
 

@@ -31,6 +31,9 @@ type plan struct {
 	perEntry entryCalls
 
 	reg, unreg string
+	// ctor and dtor are the calls of the registration's constructor and
+	// destructor.
+	ctor, dtor []regStep
 	ctorPrio   int
 	dtorPrio   int // 0: unregistration goes through atexit
 }
@@ -145,6 +148,7 @@ func (p *plan) planOpenMP(imgs []Image, spans []span) {
 	if p.abi == Legacy {
 		p.ctorPrio, p.dtorPrio = 1, 1
 	}
+	p.planOpenMPCalls()
 }
 
 func (p *plan) planFatbin(im Image, sp span) {
@@ -170,4 +174,5 @@ func (p *plan) planFatbin(im Image, sp span) {
 		unregFatbin: rt + "UnregisterFatBinary", callEnd: !hip,
 	}
 	p.perEntry = planEntryCalls(rt, p.abi, hip)
+	p.planFatbinCalls()
 }

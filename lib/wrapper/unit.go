@@ -206,6 +206,10 @@ type extern struct {
 func (u *unit) externs() []extern {
 	def := u.defined()
 	seen := map[string]bool{}
+	weak := map[string]bool{}
+	for _, st := range u.p.ctor {
+		weak[st.fn] = st.ifDefined
+	}
 	var out []extern
 	note := func(s string) {
 		if s == "" || def[s] || seen[s] {
@@ -213,7 +217,7 @@ func (u *unit) externs() []extern {
 		}
 		seen[s] = true
 		l := u.p.entries
-		out = append(out, extern{name: s, weak: s == "__tgt_register_image_info", hidden: s == l.start || s == l.stop})
+		out = append(out, extern{name: s, weak: weak[s], hidden: s == l.start || s == l.stop})
 	}
 	for _, s := range u.sections {
 		for _, o := range s.objs {

@@ -238,75 +238,58 @@ func (a *x86asm) jump(mn string, target string) {
 // x86Funcs generates the registration functions of p.
 func x86Funcs(p *plan) []insn {
 	a := &x86asm{}
-	if p.kind == OpenMP {
-		a.ompUnreg(p)
-		a.ompReg(p)
-	} else {
-		a.fatbinUnreg(p)
+	a.label(p.unreg)
+	a.push(rax) // realigns the stack for the calls
+	a.steps(p, p.dtor)
+	a.pop(rax)
+	a.ret()
+	if p.kind != OpenMP {
 		a.globalsReg(p)
-		a.fatbinReg(p)
 	}
+	a.label(p.reg)
+	a.push(rbx) // holds the handle, or the weak function
+	a.steps(p, p.ctor)
+	a.pop(rbx)
+	a.ret()
 	return a.ins
 }
 
-func (a *x86asm) ompUnreg(p *plan) {
-	a.label(p.unreg)
-	a.push(rax) // realigns the stack for the call
-	a.lea(p.desc, 0, rdi)
-	a.call("__tgt_unregister_lib", true)
-	a.pop(rax)
-	a.ret()
-}
-
-func (a *x86asm) ompReg(p *plan) {
-	a.label(p.reg)
-	a.push(rbx)
-	if len(p.infos) > 0 {
-		a.loadGOT("__tgt_register_image_info", rbx)
-		a.test(rbx)
-		a.jump("je", ".Lomp_reg_lib")
-		for _, in := range p.infos {
-			a.lea(in.name, 0, rdi)
-			a.callReg(rbx)
+// steps makes the calls of a constructor or destructor. A kept handle is
+// stored and saved in rbx; right after its call it is still in rax.
+func (a *x86asm) steps(p *plan, steps []regStep) {
+	inRAX := false
+	for i, s := range steps {
+		if groupStart(steps, i) {
+			a.loadGOT(s.fn, rbx)
+			a.test(rbx)
+			a.jump("je", skipLabel)
 		}
-		a.label(".Lomp_reg_lib")
+		for j, g := range s.args {
+			switch {
+			case g.kind == argAddr:
+				a.lea(g.sym, 0, x86Args[j])
+			case g.kind == argLoad:
+				a.loadRIP(g.sym, x86Args[j])
+			case inRAX:
+				a.mov(rax, x86Args[j])
+			default:
+				a.mov(rbx, x86Args[j])
+			}
+		}
+		if s.ifDefined {
+			a.callReg(rbx)
+		} else {
+			a.call(s.fn, !s.local)
+		}
+		if groupEnd(steps, i) {
+			a.label(skipLabel)
+		}
+		if s.keep {
+			a.storeRIP(rax, p.handle)
+			a.mov(rax, rbx)
+		}
+		inRAX = s.keep
 	}
-	a.lea(p.desc, 0, rdi)
-	a.call("__tgt_register_lib", true)
-	if p.dtorPrio == 0 {
-		a.lea(p.unreg, 0, rdi)
-		a.call("atexit", true)
-	}
-	a.pop(rbx)
-	a.ret()
-}
-
-func (a *x86asm) fatbinUnreg(p *plan) {
-	a.label(p.unreg)
-	a.push(rax)
-	a.loadRIP(p.handle, rdi)
-	a.call(p.rt.unregFatbin, true)
-	a.pop(rax)
-	a.ret()
-}
-
-func (a *x86asm) fatbinReg(p *plan) {
-	a.label(p.reg)
-	a.push(rbx)
-	a.lea(p.wrapper, 0, rdi)
-	a.call(p.rt.regFatbin, true)
-	a.storeRIP(rax, p.handle)
-	a.mov(rax, rbx)
-	a.mov(rax, rdi)
-	a.call(p.globals, false)
-	if p.rt.callEnd {
-		a.mov(rbx, rdi)
-		a.call(p.rt.regFatbinEnd, true)
-	}
-	a.lea(p.unreg, 0, rdi)
-	a.call("atexit", true)
-	a.pop(rbx)
-	a.ret()
 }
 
 // globalsReg walks the entries: rbx is the entry, r13 the end, r12 the
