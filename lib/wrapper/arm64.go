@@ -173,66 +173,68 @@ func (a *a64asm) ubfx(d, n areg, lsb, width int) {
 // a64Funcs generates the registration functions of p.
 func a64Funcs(p *plan) []insn {
 	a := &a64asm{}
-	a.label(p.unreg)
-	a.stpPre(fp, lr, -16)
-	a.addImm(fp, sp, 0)
-	a.steps(p, p.dtor)
-	a.ldpPost(fp, lr, 16)
-	a.ret()
-	if p.kind != OpenMP {
-		a.globalsReg(p)
-	}
-	a.label(p.reg)
-	a.stpPre(fp, lr, -32)
-	a.addImm(fp, sp, 0)
-	a.str(19, sp, 16) // x19 holds the handle, or the weak function
-	a.steps(p, p.ctor)
-	a.ldr(19, sp, 16)
-	a.ldpPost(fp, lr, 32)
-	a.ret()
+	machineFuncs(a, p)
 	return a.ins
 }
 
-// steps makes the calls of a constructor or destructor. A kept handle is
-// saved in x19 and stored; right after its call it is still in x0.
-func (a *a64asm) steps(p *plan, steps []regStep) {
-	inX0 := false
-	for i, s := range steps {
-		if groupStart(steps, i) {
-			a.loadGOT(19, s.fn)
-			a.cbz(19, skipLabel)
-		}
-		for j, g := range s.args {
-			switch {
-			case g.kind == argAddr:
-				a.addr(areg(j), g.sym, 0)
-			case g.kind == argLoad:
-				a.loadSym(areg(j), 8, g.sym)
-			case !inX0 || j != 0:
-				a.mov(areg(j), 19)
-			}
-		}
-		if s.ifDefined {
-			a.blr(19)
-		} else {
-			a.bl(s.fn)
-		}
-		if groupEnd(steps, i) {
-			a.label(skipLabel)
-		}
-		if s.keep {
-			a.mov(19, 0)
-			a.storeSym(0, 8, p.handle)
-		}
-		inX0 = s.keep
+func (a *a64asm) goTo(l string) { a.b(l) }
+
+// enterFunc sets up a frame; the constructor's also saves x19, which holds
+// the handle or the weak function.
+func (a *a64asm) enterFunc(ctor bool) {
+	if !ctor {
+		a.stpPre(fp, lr, -16)
+		a.addImm(fp, sp, 0)
+		return
+	}
+	a.stpPre(fp, lr, -32)
+	a.addImm(fp, sp, 0)
+	a.str(19, sp, 16)
+}
+
+func (a *a64asm) leaveFunc(ctor bool) {
+	if ctor {
+		a.ldr(19, sp, 16)
+		a.ldpPost(fp, lr, 32)
+	} else {
+		a.ldpPost(fp, lr, 16)
+	}
+	a.ret()
+}
+
+func (a *a64asm) skipIfNull(fn, skip string) {
+	a.loadGOT(19, fn)
+	a.cbz(19, skip)
+}
+
+func (a *a64asm) stepArg(j int, g arg, fresh bool) {
+	switch {
+	case g.kind == argAddr:
+		a.addr(areg(j), g.sym, 0)
+	case g.kind == argLoad:
+		a.loadSym(areg(j), 8, g.sym)
+	case !fresh || j != 0:
+		a.mov(areg(j), 19)
 	}
 }
 
-// globalsReg walks the entries: x20 is the entry, x21 the end, x19 the
-// handle; 16 bytes at the stack top hold outgoing stack arguments.
-func (a *a64asm) globalsReg(p *plan) {
-	l := p.entries
-	a.label(p.globals)
+func (a *a64asm) stepCall(s regStep) {
+	if s.ifDefined {
+		a.blr(19)
+	} else {
+		a.bl(s.fn)
+	}
+}
+
+func (a *a64asm) keepHandle(sym string) {
+	a.mov(19, 0)
+	a.storeSym(0, 8, sym)
+}
+
+// The entry loop: x20 is the entry, x21 the end, x19 the handle, x5 the
+// entry's size (RegisterVar's sixth argument), w10 its flags, w11 its type;
+// 16 bytes at the stack top hold outgoing stack arguments.
+func (a *a64asm) enterLoop(l entryLayout) {
 	a.subSP(64)
 	a.stp(fp, lr, sp, 16)
 	a.addImm(fp, sp, 16)
@@ -241,43 +243,37 @@ func (a *a64asm) globalsReg(p *plan) {
 	a.mov(19, 0)
 	a.addr(20, l.start, 0)
 	a.addr(21, l.stop, 0)
-	a.label(".Lglobals_loop")
+}
+
+func (a *a64asm) exitIfDone(done string) {
 	a.cmp(20, 21)
-	a.beq(".Lglobals_done")
-	if l.kindOff >= 0 {
-		a.ldrh(8, 20, int(l.kindOff))
-		a.cmpImm(8, p.kind.offloadKind())
-		a.bne(".Lglobals_next")
-	}
-	a.ldr(5, 20, int(l.sizeOff)) // size: RegisterVar's sixth argument
-	a.cbnz(5, ".Lglobals_var")
-	a.callWith(l, p.perEntry.kernel)
-	a.b(".Lglobals_next")
-	a.label(".Lglobals_var")
+	a.beq(done)
+}
+
+func (a *a64asm) skipOtherKind(l entryLayout, kind int, next string) {
+	a.ldrh(8, 20, int(l.kindOff))
+	a.cmpImm(8, kind)
+	a.bne(next)
+}
+
+func (a *a64asm) branchIfSized(l entryLayout, to string) {
+	a.ldr(5, 20, int(l.sizeOff))
+	a.cbnz(5, to)
+}
+
+func (a *a64asm) loadType(l entryLayout) {
 	a.ldr32(10, 20, int(l.flagsOff))
 	a.ubfx(11, 10, 0, 3)
-	vars := p.perEntry.vars
-	for _, c := range vars {
-		if c.on {
-			a.cmpImm(11, c.typ)
-			a.beq(".Lglobals_" + c.label)
-		}
-	}
-	a.b(".Lglobals_next")
-	for i, c := range vars {
-		if !c.on {
-			continue
-		}
-		a.label(".Lglobals_" + c.label)
-		a.callWith(l, c.call)
-		if i < len(vars)-1 {
-			a.b(".Lglobals_next")
-		}
-	}
-	a.label(".Lglobals_next")
-	a.addImm(20, 20, int(l.size))
-	a.b(".Lglobals_loop")
-	a.label(".Lglobals_done")
+}
+
+func (a *a64asm) branchIfType(typ int, to string) {
+	a.cmpImm(11, typ)
+	a.beq(to)
+}
+
+func (a *a64asm) advance(l entryLayout) { a.addImm(20, 20, int(l.size)) }
+
+func (a *a64asm) leaveLoop() {
 	a.ldr(21, sp, 48)
 	a.ldp(19, 20, sp, 32)
 	a.ldp(fp, lr, sp, 16)

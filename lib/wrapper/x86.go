@@ -238,65 +238,67 @@ func (a *x86asm) jump(mn string, target string) {
 // x86Funcs generates the registration functions of p.
 func x86Funcs(p *plan) []insn {
 	a := &x86asm{}
-	a.label(p.unreg)
-	a.push(rax) // realigns the stack for the calls
-	a.steps(p, p.dtor)
-	a.pop(rax)
-	a.ret()
-	if p.kind != OpenMP {
-		a.globalsReg(p)
-	}
-	a.label(p.reg)
-	a.push(rbx) // holds the handle, or the weak function
-	a.steps(p, p.ctor)
-	a.pop(rbx)
-	a.ret()
+	machineFuncs(a, p)
 	return a.ins
 }
 
-// steps makes the calls of a constructor or destructor. A kept handle is
-// stored and saved in rbx; right after its call it is still in rax.
-func (a *x86asm) steps(p *plan, steps []regStep) {
-	inRAX := false
-	for i, s := range steps {
-		if groupStart(steps, i) {
-			a.loadGOT(s.fn, rbx)
-			a.test(rbx)
-			a.jump("je", skipLabel)
-		}
-		for j, g := range s.args {
-			switch {
-			case g.kind == argAddr:
-				a.lea(g.sym, 0, x86Args[j])
-			case g.kind == argLoad:
-				a.loadRIP(g.sym, x86Args[j])
-			case inRAX:
-				a.mov(rax, x86Args[j])
-			default:
-				a.mov(rbx, x86Args[j])
-			}
-		}
-		if s.ifDefined {
-			a.callReg(rbx)
-		} else {
-			a.call(s.fn, !s.local)
-		}
-		if groupEnd(steps, i) {
-			a.label(skipLabel)
-		}
-		if s.keep {
-			a.storeRIP(rax, p.handle)
-			a.mov(rax, rbx)
-		}
-		inRAX = s.keep
+func (a *x86asm) goTo(l string) { a.jump("jmp", l) }
+
+// enterFunc: the destructor's push realigns the stack for the calls; the
+// constructor's saves rbx, which holds the handle or the weak function.
+func (a *x86asm) enterFunc(ctor bool) {
+	if ctor {
+		a.push(rbx)
+	} else {
+		a.push(rax)
 	}
 }
 
-// globalsReg walks the entries: rbx is the entry, r13 the end, r12 the
-// handle; 32 bytes at the stack top hold outgoing stack arguments.
-func (a *x86asm) globalsReg(p *plan) {
-	l := p.entries
-	a.label(p.globals)
+func (a *x86asm) leaveFunc(ctor bool) {
+	if ctor {
+		a.pop(rbx)
+	} else {
+		a.pop(rax)
+	}
+	a.ret()
+}
+
+func (a *x86asm) skipIfNull(fn, skip string) {
+	a.loadGOT(fn, rbx)
+	a.test(rbx)
+	a.jump("je", skip)
+}
+
+func (a *x86asm) stepArg(j int, g arg, fresh bool) {
+	switch {
+	case g.kind == argAddr:
+		a.lea(g.sym, 0, x86Args[j])
+	case g.kind == argLoad:
+		a.loadRIP(g.sym, x86Args[j])
+	case fresh:
+		a.mov(rax, x86Args[j])
+	default:
+		a.mov(rbx, x86Args[j])
+	}
+}
+
+func (a *x86asm) stepCall(s regStep) {
+	if s.ifDefined {
+		a.callReg(rbx)
+	} else {
+		a.call(s.fn, !s.local)
+	}
+}
+
+func (a *x86asm) keepHandle(sym string) {
+	a.storeRIP(rax, sym)
+	a.mov(rax, rbx)
+}
+
+// The entry loop: rbx is the entry, r13 the end, r12 the handle, r9 the
+// entry's size (RegisterVar's sixth argument), r10 its flags; 32 bytes at
+// the stack top hold outgoing stack arguments.
+func (a *x86asm) enterLoop(l entryLayout) {
 	a.push(rbx)
 	a.push(r12)
 	a.push(r13)
@@ -304,45 +306,39 @@ func (a *x86asm) globalsReg(p *plan) {
 	a.mov(rdi, r12)
 	a.lea(l.start, 0, rbx)
 	a.lea(l.stop, 0, r13)
-	a.label(".Lglobals_loop")
+}
+
+func (a *x86asm) exitIfDone(done string) {
 	a.cmp(r13, rbx)
-	a.jump("je", ".Lglobals_done")
-	if l.kindOff >= 0 {
-		a.loadZX16(int32(l.kindOff), rbx, rax)
-		a.cmpl(int8(p.kind.offloadKind()), rax)
-		a.jump("jne", ".Lglobals_next")
-	}
-	a.load(int32(l.sizeOff), rbx, r9) // size: RegisterVar's sixth argument
+	a.jump("je", done)
+}
+
+func (a *x86asm) skipOtherKind(l entryLayout, kind int, next string) {
+	a.loadZX16(int32(l.kindOff), rbx, rax)
+	a.cmpl(int8(kind), rax)
+	a.jump("jne", next)
+}
+
+func (a *x86asm) branchIfSized(l entryLayout, to string) {
+	a.load(int32(l.sizeOff), rbx, r9)
 	a.test(r9)
-	a.jump("jne", ".Lglobals_var")
-	a.callWith(l, p.perEntry.kernel)
-	a.jump("jmp", ".Lglobals_next")
-	a.label(".Lglobals_var")
+	a.jump("jne", to)
+}
+
+func (a *x86asm) loadType(l entryLayout) {
 	a.load32(int32(l.flagsOff), rbx, r10)
 	a.mov32(r10, rax)
 	a.andl(7, rax)
-	vars := p.perEntry.vars
-	for _, c := range vars {
-		if c.on {
-			a.cmpl(int8(c.typ), rax)
-			a.jump("je", ".Lglobals_"+c.label)
-		}
-	}
-	a.jump("jmp", ".Lglobals_next")
-	for i, c := range vars {
-		if !c.on {
-			continue
-		}
-		a.label(".Lglobals_" + c.label)
-		a.callWith(l, c.call)
-		if i < len(vars)-1 {
-			a.jump("jmp", ".Lglobals_next")
-		}
-	}
-	a.label(".Lglobals_next")
-	a.addq(int8(l.size), rbx)
-	a.jump("jmp", ".Lglobals_loop")
-	a.label(".Lglobals_done")
+}
+
+func (a *x86asm) branchIfType(typ int, to string) {
+	a.cmpl(int8(typ), rax)
+	a.jump("je", to)
+}
+
+func (a *x86asm) advance(l entryLayout) { a.addq(int8(l.size), rbx) }
+
+func (a *x86asm) leaveLoop() {
 	a.addq(32, rsp)
 	a.pop(r13)
 	a.pop(r12)
