@@ -63,6 +63,15 @@ func (o *uobj) size(ptrSize int) int64 {
 func intPart(size int, v uint64) upart    { return upart{size: size, val: v} }
 func ptrPart(sym string, add int64) upart { return upart{ptr: sym, add: add} }
 
+// planUnit plans the registration of imgs and builds its unit.
+func planUnit(imgs []Image, o Options) (*unit, error) {
+	p, err := newPlan(imgs, o)
+	if err != nil {
+		return nil, err
+	}
+	return newUnit(p)
+}
+
 // newUnit builds the unit of p for an architecture with an encoder.
 func newUnit(p *plan) (*unit, error) {
 	if err := p.triple.nativeELF(); err != nil {
