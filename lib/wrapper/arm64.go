@@ -310,7 +310,7 @@ func (a *a64asm) callWith(l entryLayout, c call) {
 			a.ubfx(r, 10, g.bit, 1)
 		case g.val == 0:
 			a.movZero(r)
-		default:
+		default: // -1, the only other constant the plan passes
 			a.movMinus1(r)
 		}
 	}

@@ -22,7 +22,7 @@ const (
 	argHandle argKind = iota // the fat binary's handle
 	argField                 // a field of the current offload entry
 	argFlag                  // one bit of the entry's flags
-	argInt                   // an integer constant (0 with tPtr: null)
+	argInt                   // an integer constant (0 with tPtr: null); the AArch64 encoder loads 0 and -1 only
 	argAddr                  // the address of sym, a global or function of the registration
 	argLoad                  // the pointer stored in the global sym
 )
