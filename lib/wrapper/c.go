@@ -98,25 +98,28 @@ func (e *cEmitter) openMP() {
 		"  struct __tgt_offload_entry *entries_begin;\n  struct __tgt_offload_entry *entries_end;\n};\n\n")
 	e.printf("struct __tgt_bin_desc {\n  int32_t num_device_images;\n  struct __tgt_device_image *device_images;\n" +
 		"  struct __tgt_offload_entry *host_entries_begin;\n  struct __tgt_offload_entry *host_entries_end;\n};\n\n")
+	bytes := map[string]string{} // the images' C names
 	for i, im := range p.images {
-		e.blob(im, fmt.Sprintf("offload_image_%d", i))
+		bytes[im.name] = fmt.Sprintf("offload_image_%d", i)
+		e.blob(im, bytes[im.name])
 	}
 	l := p.entries
+	syms := map[string]string{l.start: l.start, l.stop: l.stop, p.imagesArr: "(struct __tgt_device_image *)offload_images"}
 	e.printf("static const struct __tgt_device_image offload_images[%d] __asm__(\"%s\") = {\n", len(p.images), p.imagesArr)
-	for i, im := range p.images {
-		e.printf("  {(void *)(offload_image_%d + %d), (void *)(offload_image_%d + %d), %s, %s},\n",
-			i, im.span.begin, i, im.span.end, l.start, l.stop)
+	for _, im := range p.images {
+		e.printf("  {%s},\n", cRecord(p.imageRow(im), syms, bytes))
 	}
-	e.printf("};\n\nstatic const struct __tgt_bin_desc offload_desc __asm__(\"%s\") = {\n  %d, (struct __tgt_device_image *)offload_images, %s, %s};\n\n",
-		p.desc, len(p.images), l.start, l.stop)
+	e.printf("};\n\nstatic const struct __tgt_bin_desc offload_desc __asm__(\"%s\") = {\n  %s};\n\n",
+		p.desc, cRecord(p.descFields(), syms, bytes))
 	if len(p.infos) > 0 {
 		e.printf("struct __tgt_image_info {\n  int32_t version;\n  int32_t image_number;\n  int32_t number_images;\n" +
 			"  const char *offload_arch;\n  const char *compile_opts;\n};\n\n")
 		for i, in := range p.infos {
 			e.printf("static const char offload_arch_%d[] __asm__(\"%s\")\n    __attribute__((section(\".offload_arch_list\"), used)) = %s;\n",
 				i, in.archName, cQuote(in.arch))
-			e.printf("static const struct __tgt_image_info offload_info_%d __asm__(\"%s\") = {1, %d, %d, offload_arch_%d, 0};\n\n",
-				i, in.name, i, len(p.infos), i)
+			syms[in.archName] = fmt.Sprintf("offload_arch_%d", i)
+			e.printf("static const struct __tgt_image_info offload_info_%d __asm__(\"%s\") = {%s};\n\n",
+				i, in.name, cRecord(p.infoFields(i), syms, bytes))
 		}
 		e.printf("/* Only some runtimes have it: called when present. */\nextern void __tgt_register_image_info(struct __tgt_image_info *) __attribute__((weak));\n")
 	}
@@ -178,6 +181,27 @@ func (e *cEmitter) steps(steps []regStep, exprs map[string]string) {
 	}
 }
 
+// cRecord is the initializer of a record's fields: exprs spell the symbols
+// in C, bytes the byte arrays that pointers point into.
+func cRecord(fields []field, exprs, bytes map[string]string) string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		switch {
+		case f.typ == tI32 && f.hex:
+			out[i] = fmt.Sprintf("%#x", uint32(f.v))
+		case f.typ == tI32:
+			out[i] = fmt.Sprint(f.v)
+		case f.sym == "":
+			out[i] = "0"
+		case bytes[f.sym] != "":
+			out[i] = fmt.Sprintf("(void *)(%s + %d)", bytes[f.sym], f.off)
+		default:
+			out[i] = exprs[f.sym]
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // ctorAttr registers the constructor: priorities above 100 through the
 // constructor attribute; lower ones, which compilers reserve, through an
 // .init_array.N entry (see arrayEntries).
@@ -204,7 +228,8 @@ func (e *cEmitter) fatbin() {
 	e.printf("struct fatbin_wrapper {\n  int32_t magic;\n  int32_t version;\n  const void *data;\n  void *reserved;\n};\n\n")
 	e.blob(p.fatbin, "offload_fatbin")
 	e.printf("static const struct fatbin_wrapper offload_fatbin_wrapper __asm__(\"%s\")\n"+
-		"    __attribute__((section(\"%s\"), aligned(8), used)) = {%#x, 1, offload_fatbin, 0};\n\n", p.wrapper, p.wrapSec, p.magic)
+		"    __attribute__((section(\"%s\"), aligned(8), used)) = {%s};\n\n", p.wrapper, p.wrapSec,
+		cRecord(p.wrapperFields(), map[string]string{p.fatbin.name: "offload_fatbin"}, nil))
 	e.printf("static void **offload_handle __asm__(\"%s\");\n\n", p.handle)
 	e.printf("void **%s(void *);\n", rt.regFatbin)
 	if rt.callEnd {

@@ -14,6 +14,7 @@ type modBuilder struct {
 	entryTy *ir.Type
 	start   *ir.Global // the linker-defined bounds of the entries
 	stop    *ir.Global
+	globals map[string]*ir.Global // by name, for the records' pointers
 }
 
 var voidFn = ir.Func(ir.Void)
@@ -23,7 +24,7 @@ func buildModule(p *plan) *ir.Module {
 	if p.abi == Legacy && p.kind == OpenMP {
 		id = "offload.wrapper.object"
 	}
-	b := &modBuilder{p: p, m: &ir.Module{SourceFilename: id, Triple: p.triple.str}}
+	b := &modBuilder{p: p, m: &ir.Module{SourceFilename: id, Triple: p.triple.str}, globals: map[string]*ir.Global{}}
 	if p.abi == LLVM20 {
 		b.entryTy = ir.NamedStruct("struct.__tgt_offload_entry", ir.I64, ir.I16, ir.I16, ir.I32, ir.Ptr, ir.Ptr, ir.I64, ir.I64, ir.Ptr)
 	} else {
@@ -41,7 +42,25 @@ func buildModule(p *plan) *ir.Module {
 func (b *modBuilder) constant(name string, init ir.Constant) *ir.Global {
 	g := b.m.AddGlobal(name, init.Type())
 	g.Constant, g.Linkage, g.Init = true, ir.Internal, init
+	b.globals[name] = g
 	return g
+}
+
+// record is the constant of type ty holding fields; its pointers name
+// globals added before.
+func (b *modBuilder) record(ty *ir.Type, fields []field) *ir.Aggregate {
+	elems := make([]ir.Constant, len(fields))
+	for i, f := range fields {
+		switch {
+		case f.typ == tI32:
+			elems[i] = i32(f.v)
+		case f.sym == "":
+			elems[i] = nullPtr
+		default:
+			elems[i] = imageByte(b.globals[f.sym], f.off)
+		}
+	}
+	return &ir.Aggregate{T: ty, Elems: elems}
 }
 
 func i32(v int64) *ir.Int { return ir.ConstInt(ir.I32, v) }
@@ -64,6 +83,7 @@ func (b *modBuilder) entryBounds() {
 	for _, name := range []string{l.start, l.stop} {
 		g := b.m.AddGlobal(name, ty)
 		g.Constant, g.Visibility = true, ir.Hidden
+		b.globals[name] = g
 		if name == l.start {
 			b.start = g
 		} else {
@@ -144,23 +164,20 @@ func (b *modBuilder) openMP() {
 		if im.secType == shtLLVMOffloading {
 			g.Section, g.Align = im.section, 8
 		}
-		end := imageByte(g, im.span.end)
+		row := b.record(imageTy, p.imageRow(im))
 		if p.abi == Legacy && !p.packages && im.span == (span{0, im.img.Size}) && im.img.Size > 0 {
-			end = pastImage(g) // as clang-offload-wrapper 14 writes it
+			row.Elems[1] = pastImage(g) // as clang-offload-wrapper 14 writes it
 		}
-		elems = append(elems, &ir.Aggregate{T: imageTy, Elems: []ir.Constant{
-			imageByte(g, im.span.begin), end, b.start, b.stop}})
+		elems = append(elems, row)
 	}
 	arr := b.constant(p.imagesArr, &ir.Aggregate{T: ir.Array(uint64(len(elems)), imageTy), Elems: elems})
 	arr.UnnamedAddr = true
-	desc := b.constant(p.desc, &ir.Aggregate{T: descTy, Elems: []ir.Constant{
-		i32(int64(len(p.images))), arr, b.start, b.stop}})
+	desc := b.constant(p.desc, b.record(descTy, p.descFields()))
 	var infos []*ir.Global
 	for i, in := range p.infos {
 		arch := b.constant(in.archName, &ir.Bytes{Data: strings.NewReader(in.arch + "\x00"), Size: int64(len(in.arch) + 1)})
 		arch.UnnamedAddr, arch.Section = true, ".offload_arch_list"
-		info := b.constant(in.name, &ir.Aggregate{T: infoTy, Elems: []ir.Constant{
-			i32(1), i32(int64(i)), i32(int64(len(p.infos))), arch, nullPtr}})
+		info := b.constant(in.name, b.record(infoTy, p.infoFields(i)))
 		info.UnnamedAddr = true
 		infos = append(infos, info)
 	}

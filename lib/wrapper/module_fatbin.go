@@ -12,8 +12,7 @@ func (b *modBuilder) fatbin() {
 	}
 	img := b.image(p.fatbin)
 	img.Section = p.fatbin.section
-	wrapper := b.constant(p.wrapper, &ir.Aggregate{T: wrapperTy, Elems: []ir.Constant{
-		i32(int64(int32(p.magic))), i32(1), img, nullPtr}})
+	wrapper := b.constant(p.wrapper, b.record(wrapperTy, p.wrapperFields()))
 	wrapper.Section, wrapper.Align = p.wrapSec, 8
 	if p.abi == Legacy {
 		b.entryBounds()
