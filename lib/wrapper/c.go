@@ -94,10 +94,8 @@ func (e *cEmitter) blob(im planImage, cname string) {
 
 func (e *cEmitter) openMP() {
 	p := e.p
-	e.printf("struct __tgt_device_image {\n  void *image_start;\n  void *image_end;\n" +
-		"  struct __tgt_offload_entry *entries_begin;\n  struct __tgt_offload_entry *entries_end;\n};\n\n")
-	e.printf("struct __tgt_bin_desc {\n  int32_t num_device_images;\n  struct __tgt_device_image *device_images;\n" +
-		"  struct __tgt_offload_entry *host_entries_begin;\n  struct __tgt_offload_entry *host_entries_end;\n};\n\n")
+	e.structDef(deviceImageType)
+	e.structDef(binDescType)
 	bytes := map[string]string{} // the images' C names
 	for i, im := range p.images {
 		bytes[im.name] = fmt.Sprintf("offload_image_%d", i)
@@ -112,8 +110,7 @@ func (e *cEmitter) openMP() {
 	e.printf("};\n\nstatic const struct __tgt_bin_desc offload_desc __asm__(\"%s\") = {\n  %s};\n\n",
 		p.desc, cRecord(p.descFields(), syms, bytes))
 	if len(p.infos) > 0 {
-		e.printf("struct __tgt_image_info {\n  int32_t version;\n  int32_t image_number;\n  int32_t number_images;\n" +
-			"  const char *offload_arch;\n  const char *compile_opts;\n};\n\n")
+		e.structDef(imageInfoType)
 		for i, in := range p.infos {
 			e.printf("static const char offload_arch_%d[] __asm__(\"%s\")\n    __attribute__((section(\".offload_arch_list\"), used)) = %s;\n",
 				i, in.archName, cQuote(in.arch))
@@ -181,6 +178,15 @@ func (e *cEmitter) steps(steps []regStep, exprs map[string]string) {
 	}
 }
 
+// structDef defines the struct of a record type.
+func (e *cEmitter) structDef(t recType) {
+	e.printf("struct %s {\n", t.name)
+	for _, f := range t.fields {
+		e.printf("  %s;\n", f.c)
+	}
+	e.printf("};\n\n")
+}
+
 // cRecord is the initializer of a record's fields: exprs spell the symbols
 // in C, bytes the byte arrays that pointers point into.
 func cRecord(fields []field, exprs, bytes map[string]string) string {
@@ -225,7 +231,7 @@ func (e *cEmitter) arrayEntries() {
 
 func (e *cEmitter) fatbin() {
 	p, rt := e.p, e.p.rt
-	e.printf("struct fatbin_wrapper {\n  int32_t magic;\n  int32_t version;\n  const void *data;\n  void *reserved;\n};\n\n")
+	e.structDef(fatbinWrapperType)
 	e.blob(p.fatbin, "offload_fatbin")
 	e.printf("static const struct fatbin_wrapper offload_fatbin_wrapper __asm__(\"%s\")\n"+
 		"    __attribute__((section(\"%s\"), aligned(8), used)) = {%s};\n\n", p.wrapper, p.wrapSec,

@@ -15,6 +15,7 @@ type modBuilder struct {
 	start   *ir.Global // the linker-defined bounds of the entries
 	stop    *ir.Global
 	globals map[string]*ir.Global // by name, for the records' pointers
+	types   map[string]*ir.Type   // the record types made so far
 }
 
 var voidFn = ir.Func(ir.Void)
@@ -24,7 +25,8 @@ func buildModule(p *plan) *ir.Module {
 	if p.abi == Legacy && p.kind == OpenMP {
 		id = "offload.wrapper.object"
 	}
-	b := &modBuilder{p: p, m: &ir.Module{SourceFilename: id, Triple: p.triple.str}, globals: map[string]*ir.Global{}}
+	b := &modBuilder{p: p, m: &ir.Module{SourceFilename: id, Triple: p.triple.str}, globals: map[string]*ir.Global{},
+		types: map[string]*ir.Type{}}
 	if p.abi == LLVM20 {
 		b.entryTy = ir.NamedStruct("struct.__tgt_offload_entry", ir.I64, ir.I16, ir.I16, ir.I32, ir.Ptr, ir.Ptr, ir.I64, ir.I64, ir.Ptr)
 	} else {
@@ -44,6 +46,26 @@ func (b *modBuilder) constant(name string, init ir.Constant) *ir.Global {
 	g.Constant, g.Linkage, g.Init = true, ir.Internal, init
 	b.globals[name] = g
 	return g
+}
+
+// recordType is the IR type of t, with the pointees LLVM 14's typed
+// pointers need.
+func (b *modBuilder) recordType(t recType) *ir.Type {
+	fields := make([]*ir.Type, len(t.fields))
+	for i, f := range t.fields {
+		switch {
+		case f.typ != tPtr:
+			fields[i] = irTypes[f.typ]
+		case f.to == "entry":
+			fields[i] = ir.PtrTo(b.entryTy)
+		case f.to != "":
+			fields[i] = ir.PtrTo(b.types[f.to])
+		default:
+			fields[i] = ir.Ptr
+		}
+	}
+	b.types[t.name] = ir.NamedStruct(t.name, fields...)
+	return b.types[t.name]
 }
 
 // record is the constant of type ty holding fields; its pointers name
@@ -151,11 +173,9 @@ func (b *modBuilder) declare(name string, ret *ir.Type, params ...*ir.Type) *ir.
 
 func (b *modBuilder) openMP() {
 	p := b.p
-	// The pointees are LLVM 14's, for its typed pointers.
-	entryPtr := ir.PtrTo(b.entryTy)
-	imageTy := ir.NamedStruct("__tgt_device_image", ir.Ptr, ir.Ptr, entryPtr, entryPtr)
-	descTy := ir.NamedStruct("__tgt_bin_desc", ir.I32, ir.PtrTo(imageTy), entryPtr, entryPtr)
-	infoTy := ir.NamedStruct("__tgt_image_info", ir.I32, ir.I32, ir.I32, ir.Ptr, ir.Ptr)
+	imageTy := b.recordType(deviceImageType)
+	descTy := b.recordType(binDescType)
+	infoTy := b.recordType(imageInfoType)
 	b.entryBounds()
 	var elems []ir.Constant
 	for _, im := range p.images {

@@ -6,7 +6,7 @@ import "github.com/rules-offload/rules_offload/lib/ir"
 // handle, and the functions registering the binary and every entry.
 func (b *modBuilder) fatbin() {
 	p, rt := b.p, b.p.rt
-	wrapperTy := ir.NamedStruct("fatbin_wrapper", ir.I32, ir.I32, ir.Ptr, ir.Ptr)
+	wrapperTy := b.recordType(fatbinWrapperType)
 	if p.abi == LLVM20 {
 		b.entryBounds()
 	}

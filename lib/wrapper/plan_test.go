@@ -36,3 +36,38 @@ func TestPlanArgsEncodable(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsMatchTypes: every record's fields have its type's value
+// types, so C, the IR and the unit lay out the same struct.
+func TestRecordsMatchTypes(t *testing.T) {
+	for _, tc := range matrix(t) {
+		p, err := newPlan(tc.imgs, tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := map[string][][]field{}
+		if p.kind == OpenMP {
+			recs[binDescType.name] = [][]field{p.descFields()}
+			for i, im := range p.images {
+				recs[deviceImageType.name] = append(recs[deviceImageType.name], p.imageRow(im))
+				if i < len(p.infos) {
+					recs[imageInfoType.name] = append(recs[imageInfoType.name], p.infoFields(i))
+				}
+			}
+		} else {
+			recs[fatbinWrapperType.name] = [][]field{p.wrapperFields()}
+		}
+		for _, ty := range []recType{deviceImageType, binDescType, imageInfoType, fatbinWrapperType} {
+			for _, fields := range recs[ty.name] {
+				if len(fields) != len(ty.fields) {
+					t.Fatalf("%s: %s has %d fields, its type %d", tc.name, ty.name, len(fields), len(ty.fields))
+				}
+				for i, f := range fields {
+					if f.typ != ty.fields[i].typ {
+						t.Errorf("%s: %s field %d (%s): value of type %d, declared %d", tc.name, ty.name, i, ty.fields[i].c, f.typ, ty.fields[i].typ)
+					}
+				}
+			}
+		}
+	}
+}

@@ -44,3 +44,32 @@ func (p *plan) wrapperFields() []field {
 	magic.hex = true
 	return []field{magic, i32Field(1), ptrField(p.fatbin.name, 0), ptrField("", 0)}
 }
+
+// recType is a record's struct type, as C and the IR spell it.
+type recType struct {
+	name   string // the struct tag in C, the struct's name in the IR
+	fields []recField
+}
+
+type recField struct {
+	c   string // the C declaration
+	typ valType
+	// to names the pointee of a pointer for LLVM 14's typed pointers: a
+	// record type, or "entry" for the offload entry; "" is i8.
+	to string
+}
+
+var (
+	deviceImageType = recType{"__tgt_device_image", []recField{{"void *image_start", tPtr, ""},
+		{"void *image_end", tPtr, ""}, {"struct __tgt_offload_entry *entries_begin", tPtr, "entry"},
+		{"struct __tgt_offload_entry *entries_end", tPtr, "entry"}}}
+	binDescType = recType{"__tgt_bin_desc", []recField{{"int32_t num_device_images", tI32, ""},
+		{"struct __tgt_device_image *device_images", tPtr, deviceImageType.name},
+		{"struct __tgt_offload_entry *host_entries_begin", tPtr, "entry"},
+		{"struct __tgt_offload_entry *host_entries_end", tPtr, "entry"}}}
+	imageInfoType = recType{"__tgt_image_info", []recField{{"int32_t version", tI32, ""},
+		{"int32_t image_number", tI32, ""}, {"int32_t number_images", tI32, ""},
+		{"const char *offload_arch", tPtr, ""}, {"const char *compile_opts", tPtr, ""}}}
+	fatbinWrapperType = recType{"fatbin_wrapper", []recField{{"int32_t magic", tI32, ""},
+		{"int32_t version", tI32, ""}, {"const void *data", tPtr, ""}, {"void *reserved", tPtr, ""}}}
+)
