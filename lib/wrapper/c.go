@@ -56,12 +56,7 @@ func (e *cEmitter) file() {
 }
 
 func (e *cEmitter) entryStruct() {
-	if e.p.abi == LLVM20 {
-		e.printf("struct __tgt_offload_entry {\n  uint64_t reserved;\n  uint16_t version;\n  uint16_t kind;\n  uint32_t flags;\n" +
-			"  void *addr;\n  char *name;\n  uint64_t size;\n  uint64_t data;\n  void *aux_addr;\n};\n\n")
-	} else {
-		e.printf("struct __tgt_offload_entry {\n  void *addr;\n  char *name;\n  size_t size;\n  int32_t flags;\n  int32_t data;\n};\n\n")
-	}
+	e.structDef(entryTypes[e.p.abi])
 	l := e.p.entries
 	e.printf("extern struct __tgt_offload_entry %s[] OFFLOAD_HIDDEN;\n", l.start)
 	e.printf("extern struct __tgt_offload_entry %s[] OFFLOAD_HIDDEN;\n", l.stop)

@@ -13,6 +13,7 @@ const (
 	tPtr
 	tI32
 	tI64
+	tI16
 )
 
 // argKind says where an argument's value comes from.

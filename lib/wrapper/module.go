@@ -27,11 +27,7 @@ func buildModule(p *plan) *ir.Module {
 	}
 	b := &modBuilder{p: p, m: &ir.Module{SourceFilename: id, Triple: p.triple.str}, globals: map[string]*ir.Global{},
 		types: map[string]*ir.Type{}}
-	if p.abi == LLVM20 {
-		b.entryTy = ir.NamedStruct("struct.__tgt_offload_entry", ir.I64, ir.I16, ir.I16, ir.I32, ir.Ptr, ir.Ptr, ir.I64, ir.I64, ir.Ptr)
-	} else {
-		b.entryTy = ir.NamedStruct("__tgt_offload_entry", ir.Ptr, ir.Ptr, ir.I64, ir.I32, ir.I32)
-	}
+	b.entryTy = b.recordType(entryTypes[p.abi])
 	if p.kind == OpenMP {
 		b.openMP()
 	} else {
@@ -64,7 +60,11 @@ func (b *modBuilder) recordType(t recType) *ir.Type {
 			fields[i] = ir.Ptr
 		}
 	}
-	b.types[t.name] = ir.NamedStruct(t.name, fields...)
+	name := t.name
+	if t.irName != "" {
+		name = t.irName
+	}
+	b.types[t.name] = ir.NamedStruct(name, fields...)
 	return b.types[t.name]
 }
 

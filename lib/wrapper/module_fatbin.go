@@ -46,7 +46,7 @@ func (b *modBuilder) fatbin() {
 }
 
 // irTypes are the IR types of the value types.
-var irTypes = [...]*ir.Type{tVoid: ir.Void, tPtr: ir.Ptr, tI32: ir.I32, tI64: ir.I64}
+var irTypes = [...]*ir.Type{tVoid: ir.Void, tPtr: ir.Ptr, tI32: ir.I32, tI64: ir.I64, tI16: ir.I16}
 
 // declareCall declares the runtime function c calls.
 func (b *modBuilder) declareCall(fns map[string]*ir.Function, c call) {

@@ -46,9 +46,9 @@ type entryLayout struct {
 	dummyLocal bool
 	size       int64 // bytes per entry with 64-bit pointers
 	// Offsets of the fields (64-bit pointers); kindOff < 0 where entries
-	// carry no kind (legacy: one section per kind).
+	// carry no kind (legacy: one section per kind), auxOff < 0 where they
+	// have no aux_addr.
 	kindOff, flagsOff, addrOff, nameOff, sizeOff, dataOff, auxOff int64
-	dataIs64                                                      bool
 }
 
 type planImage struct {
@@ -114,17 +114,26 @@ func newPlan(imgs []Image, o Options) (*plan, error) {
 }
 
 func layoutFor(k Kind, abi EntryABI) entryLayout {
+	var l entryLayout
 	if abi == LLVM20 {
-		return entryLayout{section: "llvm_offload_entries", start: "__start_llvm_offload_entries",
-			stop: "__stop_llvm_offload_entries", dummy: "__dummy.llvm_offload_entries", dummyLocal: true,
-			size: 56, kindOff: 10, flagsOff: 12, addrOff: 16, nameOff: 24, sizeOff: 32, dataOff: 40,
-			auxOff: 48, dataIs64: true}
+		l = entryLayout{section: "llvm_offload_entries", start: "__start_llvm_offload_entries",
+			stop: "__stop_llvm_offload_entries", dummy: "__dummy.llvm_offload_entries", dummyLocal: true}
+	} else {
+		prefix := map[Kind]string{OpenMP: "omp", CUDA: "cuda", HIP: "hip"}[k]
+		sec := prefix + "_offloading_entries"
+		l = entryLayout{section: sec, start: "__start_" + sec, stop: "__stop_" + sec,
+			dummy: "__dummy." + prefix + "_offloading.entry"}
 	}
-	prefix := map[Kind]string{OpenMP: "omp", CUDA: "cuda", HIP: "hip"}[k]
-	sec := prefix + "_offloading_entries"
-	return entryLayout{section: sec, start: "__start_" + sec, stop: "__stop_" + sec,
-		dummy: "__dummy." + prefix + "_offloading.entry", size: 32, kindOff: -1,
-		addrOff: 0, nameOff: 8, sizeOff: 16, flagsOff: 24, dataOff: 28, auxOff: -1}
+	off, size := entryTypes[abi].layout()
+	field := func(name string) int64 {
+		if o, ok := off[name]; ok {
+			return o
+		}
+		return -1
+	}
+	l.size, l.kindOff, l.flagsOff, l.addrOff = size, field("kind"), field("flags"), field("addr")
+	l.nameOff, l.sizeOff, l.dataOff, l.auxOff = field("name"), field("size"), field("data"), field("aux_addr")
+	return l
 }
 
 func (p *plan) planOpenMP(imgs []Image, spans []span) {

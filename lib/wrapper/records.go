@@ -1,5 +1,7 @@
 package wrapper
 
+import "strings"
+
 // The constant structs of a registration, field by field, written once and
 // laid out by every back-end: the OpenMP device images and descriptor, the
 // image infos of clang-offload-wrapper, and the CUDA/HIP fat binary
@@ -48,6 +50,7 @@ func (p *plan) wrapperFields() []field {
 // recType is a record's struct type, as C and the IR spell it.
 type recType struct {
 	name   string // the struct tag in C, the struct's name in the IR
+	irName string // the IR's name where it differs
 	fields []recField
 }
 
@@ -59,17 +62,44 @@ type recField struct {
 	to string
 }
 
+// entryTypes are the offload entries of the two ABIs: LLVM >= 20's
+// (llvm/Frontend/Offloading/Utility.h) and LLVM <= 19's.
+var entryTypes = map[EntryABI]recType{
+	LLVM20: {"__tgt_offload_entry", "struct.__tgt_offload_entry", []recField{{"uint64_t reserved", tI64, ""},
+		{"uint16_t version", tI16, ""}, {"uint16_t kind", tI16, ""}, {"uint32_t flags", tI32, ""},
+		{"void *addr", tPtr, ""}, {"char *name", tPtr, ""}, {"uint64_t size", tI64, ""},
+		{"uint64_t data", tI64, ""}, {"void *aux_addr", tPtr, ""}}},
+	Legacy: {"__tgt_offload_entry", "", []recField{{"void *addr", tPtr, ""}, {"char *name", tPtr, ""},
+		{"size_t size", tI64, ""}, {"int32_t flags", tI32, ""}, {"int32_t data", tI32, ""}}},
+}
+
+// layout gives the offset of every field by its C name, each aligned to
+// its size (64-bit pointers), and the size of the struct.
+func (t recType) layout() (map[string]int64, int64) {
+	off := map[string]int64{}
+	var at, align int64 = 0, 1
+	for _, f := range t.fields {
+		n := [...]int64{tPtr: 8, tI16: 2, tI32: 4, tI64: 8}[f.typ]
+		at = (at + n - 1) / n * n
+		words := strings.Fields(f.c)
+		off[strings.TrimLeft(words[len(words)-1], "*")] = at
+		at += n
+		align = max(align, n)
+	}
+	return off, (at + align - 1) / align * align
+}
+
 var (
-	deviceImageType = recType{"__tgt_device_image", []recField{{"void *image_start", tPtr, ""},
+	deviceImageType = recType{"__tgt_device_image", "", []recField{{"void *image_start", tPtr, ""},
 		{"void *image_end", tPtr, ""}, {"struct __tgt_offload_entry *entries_begin", tPtr, "entry"},
 		{"struct __tgt_offload_entry *entries_end", tPtr, "entry"}}}
-	binDescType = recType{"__tgt_bin_desc", []recField{{"int32_t num_device_images", tI32, ""},
+	binDescType = recType{"__tgt_bin_desc", "", []recField{{"int32_t num_device_images", tI32, ""},
 		{"struct __tgt_device_image *device_images", tPtr, deviceImageType.name},
 		{"struct __tgt_offload_entry *host_entries_begin", tPtr, "entry"},
 		{"struct __tgt_offload_entry *host_entries_end", tPtr, "entry"}}}
-	imageInfoType = recType{"__tgt_image_info", []recField{{"int32_t version", tI32, ""},
+	imageInfoType = recType{"__tgt_image_info", "", []recField{{"int32_t version", tI32, ""},
 		{"int32_t image_number", tI32, ""}, {"int32_t number_images", tI32, ""},
 		{"const char *offload_arch", tPtr, ""}, {"const char *compile_opts", tPtr, ""}}}
-	fatbinWrapperType = recType{"fatbin_wrapper", []recField{{"int32_t magic", tI32, ""},
+	fatbinWrapperType = recType{"fatbin_wrapper", "", []recField{{"int32_t magic", tI32, ""},
 		{"int32_t version", tI32, ""}, {"const void *data", tPtr, ""}, {"void *reserved", tPtr, ""}}}
 )
