@@ -201,6 +201,8 @@ func (b *modBuilder) openMP() {
 		info.UnnamedAddr = true
 		infos = append(infos, info)
 	}
+	// Functions are declared in the order LLVM creates them, with LLVM 14's
+	// pointees; their calls come from the plan.
 	reg := b.startup(p.reg, voidFn)
 	var regInfo, atexit *ir.Function
 	if len(infos) > 0 {

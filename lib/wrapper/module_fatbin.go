@@ -20,6 +20,8 @@ func (b *modBuilder) fatbin() {
 	handle := b.m.AddGlobal(p.handle, ir.Ptr)
 	handle.Linkage, handle.Init = ir.Internal, nullPtr
 
+	// Functions are declared in the order LLVM creates them (the end call
+	// even for HIP), which the module keeps; their calls come from the plan.
 	reg := b.startup(p.reg, voidFn)
 	unreg := b.startup(p.unreg, voidFn)
 	regFatbin := b.declare(rt.regFatbin, ir.Ptr, ir.Ptr)
