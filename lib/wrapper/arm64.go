@@ -173,88 +173,68 @@ func (a *a64asm) ubfx(d, n areg, lsb, width int) {
 // a64Funcs generates the registration functions of p.
 func a64Funcs(p *plan) []insn {
 	a := &a64asm{}
-	if p.kind == OpenMP {
-		a.ompUnreg(p)
-		a.ompReg(p)
-	} else {
-		a.fatbinUnreg(p)
-		a.globalsReg(p)
-		a.fatbinReg(p)
-	}
+	machineFuncs(a, p)
 	return a.ins
 }
 
-func (a *a64asm) ompUnreg(p *plan) {
-	a.label(p.unreg)
-	a.stpPre(fp, lr, -16)
-	a.addImm(fp, sp, 0)
-	a.addr(0, p.desc, 0)
-	a.bl("__tgt_unregister_lib")
-	a.ldpPost(fp, lr, 16)
-	a.ret()
-}
+func (a *a64asm) goTo(l string) { a.b(l) }
 
-func (a *a64asm) ompReg(p *plan) {
-	a.label(p.reg)
+// enterFunc sets up a frame; the constructor's also saves x19, which holds
+// the handle or the weak function.
+func (a *a64asm) enterFunc(ctor bool) {
+	if !ctor {
+		a.stpPre(fp, lr, -16)
+		a.addImm(fp, sp, 0)
+		return
+	}
 	a.stpPre(fp, lr, -32)
 	a.addImm(fp, sp, 0)
 	a.str(19, sp, 16)
-	if len(p.infos) > 0 {
-		a.loadGOT(19, "__tgt_register_image_info")
-		a.cbz(19, ".Lomp_reg_lib")
-		for _, in := range p.infos {
-			a.addr(0, in.name, 0)
-			a.blr(19)
-		}
-		a.label(".Lomp_reg_lib")
+}
+
+func (a *a64asm) leaveFunc(ctor bool) {
+	if ctor {
+		a.ldr(19, sp, 16)
+		a.ldpPost(fp, lr, 32)
+	} else {
+		a.ldpPost(fp, lr, 16)
 	}
-	a.addr(0, p.desc, 0)
-	a.bl("__tgt_register_lib")
-	if p.dtorPrio == 0 {
-		a.addr(0, p.unreg, 0)
-		a.bl("atexit")
-	}
-	a.ldr(19, sp, 16)
-	a.ldpPost(fp, lr, 32)
 	a.ret()
 }
 
-func (a *a64asm) fatbinUnreg(p *plan) {
-	a.label(p.unreg)
-	a.stpPre(fp, lr, -16)
-	a.addImm(fp, sp, 0)
-	a.loadSym(0, 8, p.handle)
-	a.bl(p.rt.unregFatbin)
-	a.ldpPost(fp, lr, 16)
-	a.ret()
+func (a *a64asm) skipIfNull(fn, skip string) {
+	a.loadGOT(19, fn)
+	a.cbz(19, skip)
 }
 
-func (a *a64asm) fatbinReg(p *plan) {
-	a.label(p.reg)
-	a.stpPre(fp, lr, -32)
-	a.addImm(fp, sp, 0)
-	a.str(19, sp, 16)
-	a.addr(0, p.wrapper, 0)
-	a.bl(p.rt.regFatbin)
+func (a *a64asm) stepArg(j int, g arg, fresh bool) {
+	switch {
+	case g.kind == argAddr:
+		a.addr(areg(j), g.sym, 0)
+	case g.kind == argLoad:
+		a.loadSym(areg(j), 8, g.sym)
+	case !fresh || j != 0:
+		a.mov(areg(j), 19)
+	}
+}
+
+func (a *a64asm) stepCall(s regStep) {
+	if s.ifDefined {
+		a.blr(19)
+	} else {
+		a.bl(s.fn)
+	}
+}
+
+func (a *a64asm) keepHandle(sym string) {
 	a.mov(19, 0)
-	a.storeSym(0, 8, p.handle)
-	a.bl(p.globals)
-	if p.rt.callEnd {
-		a.mov(0, 19)
-		a.bl(p.rt.regFatbinEnd)
-	}
-	a.addr(0, p.unreg, 0)
-	a.bl("atexit")
-	a.ldr(19, sp, 16)
-	a.ldpPost(fp, lr, 32)
-	a.ret()
+	a.storeSym(0, 8, sym)
 }
 
-// globalsReg walks the entries: x20 is the entry, x21 the end, x19 the
-// handle; 16 bytes at the stack top hold outgoing stack arguments.
-func (a *a64asm) globalsReg(p *plan) {
-	l, rt := p.entries, p.rt
-	a.label(p.globals)
+// The entry loop: x20 is the entry, x21 the end, x19 the handle, x5 the
+// entry's size (RegisterVar's sixth argument), w10 its flags, w11 its type;
+// 16 bytes at the stack top hold outgoing stack arguments.
+func (a *a64asm) enterLoop(l entryLayout) {
 	a.subSP(64)
 	a.stp(fp, lr, sp, 16)
 	a.addImm(fp, sp, 16)
@@ -263,79 +243,37 @@ func (a *a64asm) globalsReg(p *plan) {
 	a.mov(19, 0)
 	a.addr(20, l.start, 0)
 	a.addr(21, l.stop, 0)
-	a.label(".Lglobals_loop")
+}
+
+func (a *a64asm) exitIfDone(done string) {
 	a.cmp(20, 21)
-	a.beq(".Lglobals_done")
-	if l.kindOff >= 0 {
-		a.ldrh(8, 20, int(l.kindOff))
-		a.cmpImm(8, p.kind.offloadKind())
-		a.bne(".Lglobals_next")
-	}
-	a.ldr(5, 20, int(l.sizeOff)) // size: RegisterVar's sixth argument
-	a.cbnz(5, ".Lglobals_var")
-	a.args(l)
-	a.movMinus1(4)
-	for r := areg(5); r <= 7; r++ {
-		a.movZero(r)
-	}
-	a.stp(31, 31, sp, 0)
-	a.bl(rt.regFunc)
-	a.b(".Lglobals_next")
-	a.label(".Lglobals_var")
+	a.beq(done)
+}
+
+func (a *a64asm) skipOtherKind(l entryLayout, kind int, next string) {
+	a.ldrh(8, 20, int(l.kindOff))
+	a.cmpImm(8, kind)
+	a.bne(next)
+}
+
+func (a *a64asm) branchIfSized(l entryLayout, to string) {
+	a.ldr(5, 20, int(l.sizeOff))
+	a.cbnz(5, to)
+}
+
+func (a *a64asm) loadType(l entryLayout) {
 	a.ldr32(10, 20, int(l.flagsOff))
 	a.ubfx(11, 10, 0, 3)
-	cases := []struct {
-		typ   int
-		label string
-		on    bool
-	}{{0, ".Lglobals_global", true}, {1, ".Lglobals_managed", rt.managed}, {2, ".Lglobals_surface", rt.surfTex}, {3, ".Lglobals_texture", rt.surfTex}}
-	for _, c := range cases {
-		if c.on {
-			a.cmpImm(11, c.typ)
-			a.beq(c.label)
-		}
-	}
-	a.b(".Lglobals_next")
-	// __cudaRegisterVar(h, addr, name, name, extern, size, constant, 0)
-	a.label(".Lglobals_global")
-	a.args(l)
-	a.ubfx(4, 10, 3, 1)
-	a.ubfx(6, 10, 4, 1)
-	a.movZero(7)
-	a.bl(rt.regVar)
-	a.b(".Lglobals_next")
-	if rt.managed {
-		// __cudaRegisterManagedVar(h, aux_addr, addr, name, size, data)
-		a.label(".Lglobals_managed")
-		a.mov(0, 19)
-		a.mov(4, 5)
-		a.ldr(1, 20, int(l.auxOff))
-		a.ldr(2, 20, int(l.addrOff))
-		a.ldr(3, 20, int(l.nameOff))
-		a.ldr32(5, 20, int(l.dataOff))
-		a.bl(rt.regManaged)
-		a.b(".Lglobals_next")
-	}
-	if rt.surfTex {
-		// __hipRegisterSurface(h, addr, name, name, data, extern)
-		a.label(".Lglobals_surface")
-		a.args(l)
-		a.ldr32(4, 20, int(l.dataOff))
-		a.ubfx(5, 10, 3, 1)
-		a.bl(rt.regSurface)
-		a.b(".Lglobals_next")
-		// __hipRegisterTexture(h, addr, name, name, data, normalized, extern)
-		a.label(".Lglobals_texture")
-		a.args(l)
-		a.ldr32(4, 20, int(l.dataOff))
-		a.ubfx(5, 10, 5, 1)
-		a.ubfx(6, 10, 3, 1)
-		a.bl(rt.regTexture)
-	}
-	a.label(".Lglobals_next")
-	a.addImm(20, 20, int(l.size))
-	a.b(".Lglobals_loop")
-	a.label(".Lglobals_done")
+}
+
+func (a *a64asm) branchIfType(typ int, to string) {
+	a.cmpImm(11, typ)
+	a.beq(to)
+}
+
+func (a *a64asm) advance(l entryLayout) { a.addImm(20, 20, int(l.size)) }
+
+func (a *a64asm) leaveLoop() {
 	a.ldr(21, sp, 48)
 	a.ldp(19, 20, sp, 32)
 	a.ldp(fp, lr, sp, 16)
@@ -343,10 +281,45 @@ func (a *a64asm) globalsReg(p *plan) {
 	a.ret()
 }
 
-// args loads the handle, the entry's address and its name twice into x0-x3.
-func (a *a64asm) args(l entryLayout) {
-	a.mov(0, 19)
-	a.ldr(1, 20, int(l.addrOff))
-	a.ldr(2, 20, int(l.nameOff))
-	a.mov(3, 2)
+// callWith calls c for the entry at x20: the handle is in x19, the
+// entry's size in x5 and its flags in w10. Copies of x19 and x5 come first,
+// before loads overwrite x5; then the arguments in order. Arguments past
+// the eighth, zeros all, are stored in pairs at the stack top.
+func (a *a64asm) callWith(l entryLayout, c call) {
+	n := min(len(c.args), 8)
+	for i, g := range c.args[:n] {
+		r := areg(i)
+		switch {
+		case g.kind == argHandle:
+			a.mov(r, 19)
+		case g.kind == argField && g.field == fSize && r != 5:
+			a.mov(r, 5)
+		}
+	}
+	for i, g := range c.args[:n] {
+		r := areg(i)
+		switch {
+		case g.kind == argHandle || g.kind == argField && g.field == fSize:
+		case sameAs(c.args, i):
+			a.mov(r, r-1)
+		case g.kind == argField && g.typ == tI32:
+			a.ldr32(r, 20, int(l.offset(g.field)))
+		case g.kind == argField:
+			a.ldr(r, 20, int(l.offset(g.field)))
+		case g.kind == argFlag:
+			a.ubfx(r, 10, g.bit, 1)
+		case g.val == 0:
+			a.movZero(r)
+		default: // -1, the only other constant the plan passes
+			a.movMinus1(r)
+		}
+	}
+	for i := n; i < len(c.args); i += 2 {
+		if i+1 < len(c.args) {
+			a.stp(31, 31, sp, 8*(i-n))
+		} else {
+			a.str(31, sp, 8*(i-n))
+		}
+	}
+	a.bl(c.fn)
 }

@@ -13,11 +13,7 @@ import (
 // included with .incbin when Image.Path is set. Assembled, it gives the
 // object EmitObj writes.
 func EmitAsm(w io.Writer, imgs []Image, o Options) error {
-	p, err := newPlan(imgs, o)
-	if err != nil {
-		return err
-	}
-	u, err := newUnit(p)
+	u, err := planUnit(imgs, o)
 	if err != nil {
 		return err
 	}

@@ -56,12 +56,7 @@ func (e *cEmitter) file() {
 }
 
 func (e *cEmitter) entryStruct() {
-	if e.p.abi == LLVM20 {
-		e.printf("struct __tgt_offload_entry {\n  uint64_t reserved;\n  uint16_t version;\n  uint16_t kind;\n  uint32_t flags;\n" +
-			"  void *addr;\n  char *name;\n  uint64_t size;\n  uint64_t data;\n  void *aux_addr;\n};\n\n")
-	} else {
-		e.printf("struct __tgt_offload_entry {\n  void *addr;\n  char *name;\n  size_t size;\n  int32_t flags;\n  int32_t data;\n};\n\n")
-	}
+	e.structDef(entryTypes[e.p.abi])
 	l := e.p.entries
 	e.printf("extern struct __tgt_offload_entry %s[] OFFLOAD_HIDDEN;\n", l.start)
 	e.printf("extern struct __tgt_offload_entry %s[] OFFLOAD_HIDDEN;\n", l.stop)
@@ -94,29 +89,29 @@ func (e *cEmitter) blob(im planImage, cname string) {
 
 func (e *cEmitter) openMP() {
 	p := e.p
-	e.printf("struct __tgt_device_image {\n  void *image_start;\n  void *image_end;\n" +
-		"  struct __tgt_offload_entry *entries_begin;\n  struct __tgt_offload_entry *entries_end;\n};\n\n")
-	e.printf("struct __tgt_bin_desc {\n  int32_t num_device_images;\n  struct __tgt_device_image *device_images;\n" +
-		"  struct __tgt_offload_entry *host_entries_begin;\n  struct __tgt_offload_entry *host_entries_end;\n};\n\n")
+	e.structDef(deviceImageType)
+	e.structDef(binDescType)
+	bytes := map[string]string{} // the images' C names
 	for i, im := range p.images {
-		e.blob(im, fmt.Sprintf("offload_image_%d", i))
+		bytes[im.name] = fmt.Sprintf("offload_image_%d", i)
+		e.blob(im, bytes[im.name])
 	}
 	l := p.entries
+	syms := map[string]string{l.start: l.start, l.stop: l.stop, p.imagesArr: "(struct __tgt_device_image *)offload_images"}
 	e.printf("static const struct __tgt_device_image offload_images[%d] __asm__(\"%s\") = {\n", len(p.images), p.imagesArr)
-	for i, im := range p.images {
-		e.printf("  {(void *)(offload_image_%d + %d), (void *)(offload_image_%d + %d), %s, %s},\n",
-			i, im.span.begin, i, im.span.end, l.start, l.stop)
+	for _, im := range p.images {
+		e.printf("  {%s},\n", cRecord(p.imageRow(im), syms, bytes))
 	}
-	e.printf("};\n\nstatic const struct __tgt_bin_desc offload_desc __asm__(\"%s\") = {\n  %d, (struct __tgt_device_image *)offload_images, %s, %s};\n\n",
-		p.desc, len(p.images), l.start, l.stop)
+	e.printf("};\n\nstatic const struct __tgt_bin_desc offload_desc __asm__(\"%s\") = {\n  %s};\n\n",
+		p.desc, cRecord(p.descFields(), syms, bytes))
 	if len(p.infos) > 0 {
-		e.printf("struct __tgt_image_info {\n  int32_t version;\n  int32_t image_number;\n  int32_t number_images;\n" +
-			"  const char *offload_arch;\n  const char *compile_opts;\n};\n\n")
+		e.structDef(imageInfoType)
 		for i, in := range p.infos {
 			e.printf("static const char offload_arch_%d[] __asm__(\"%s\")\n    __attribute__((section(\".offload_arch_list\"), used)) = %s;\n",
 				i, in.archName, cQuote(in.arch))
-			e.printf("static const struct __tgt_image_info offload_info_%d __asm__(\"%s\") = {1, %d, %d, offload_arch_%d, 0};\n\n",
-				i, in.name, i, len(p.infos), i)
+			syms[in.archName] = fmt.Sprintf("offload_arch_%d", i)
+			e.printf("static const struct __tgt_image_info offload_info_%d __asm__(\"%s\") = {%s};\n\n",
+				i, in.name, cRecord(p.infoFields(i), syms, bytes))
 		}
 		e.printf("/* Only some runtimes have it: called when present. */\nextern void __tgt_register_image_info(struct __tgt_image_info *) __attribute__((weak));\n")
 	}
@@ -125,22 +120,87 @@ func (e *cEmitter) openMP() {
 		e.printf("int atexit(void (*)(void));\n")
 	}
 	e.printf("\nstatic void offload_unreg(void) __asm__(\"%s\");\nstatic void offload_reg(void) __asm__(\"%s\");\n\n", p.unreg, p.reg)
-	e.printf("static __attribute__((section(\".text.startup\"), used)) void offload_unreg(void) {\n" +
-		"  __tgt_unregister_lib((struct __tgt_bin_desc *)&offload_desc);\n}\n\n")
-	e.printf("static %s void offload_reg(void) {\n", e.ctorAttr())
-	if len(p.infos) > 0 {
-		e.printf("  if (__tgt_register_image_info) {\n")
-		for i := range p.infos {
-			e.printf("    __tgt_register_image_info((struct __tgt_image_info *)&offload_info_%d);\n", i)
-		}
-		e.printf("  }\n")
+	exprs := map[string]string{p.desc: "(struct __tgt_bin_desc *)&offload_desc", p.unreg: "offload_unreg"}
+	for i, in := range p.infos {
+		exprs[in.name] = fmt.Sprintf("(struct __tgt_image_info *)&offload_info_%d", i)
 	}
-	e.printf("  __tgt_register_lib((struct __tgt_bin_desc *)&offload_desc);\n")
-	if p.dtorPrio == 0 {
-		e.printf("  atexit(offload_unreg);\n")
-	}
-	e.printf("}\n")
+	e.functions(exprs)
 	e.arrayEntries()
+}
+
+// functions writes the destructor and the constructor; exprs spell the
+// registration's symbols in C.
+func (e *cEmitter) functions(exprs map[string]string) {
+	e.printf("static __attribute__((section(\".text.startup\"), used)) void offload_unreg(void) {\n")
+	e.steps(e.p.dtor, exprs)
+	e.printf("}\n\n")
+	e.printf("static %s void offload_reg(void) {\n", e.ctorAttr())
+	e.steps(e.p.ctor, exprs)
+	e.printf("}\n")
+}
+
+// steps writes the calls of a constructor or destructor; a kept handle is
+// h, and a run of ifDefined steps is one if on the weak function.
+func (e *cEmitter) steps(steps []regStep, exprs map[string]string) {
+	for i, s := range steps {
+		indent := "  "
+		if groupStart(steps, i) {
+			e.printf("  if (%s) {\n", s.fn)
+		}
+		if s.ifDefined {
+			indent = "    "
+		}
+		args := make([]string, len(s.args))
+		for j, g := range s.args {
+			args[j] = "h"
+			if g.kind == argAddr || g.kind == argLoad {
+				args[j] = exprs[g.sym]
+			}
+		}
+		fn := s.fn
+		if s.local {
+			fn = exprs[s.fn]
+		}
+		c := fn + "(" + strings.Join(args, ", ") + ")"
+		if s.keep {
+			e.printf("  void **h = %s;\n  %s = h;\n", c, exprs[e.p.handle])
+		} else {
+			e.printf("%s%s;\n", indent, c)
+		}
+		if groupEnd(steps, i) {
+			e.printf("  }\n")
+		}
+	}
+}
+
+// structDef defines the struct of a record type.
+func (e *cEmitter) structDef(t recType) {
+	e.printf("struct %s {\n", t.name)
+	for _, f := range t.fields {
+		e.printf("  %s;\n", f.c)
+	}
+	e.printf("};\n\n")
+}
+
+// cRecord is the initializer of a record's fields: exprs spell the symbols
+// in C, bytes the byte arrays that pointers point into.
+func cRecord(fields []field, exprs, bytes map[string]string) string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		switch {
+		case f.typ == tI32 && f.hex:
+			out[i] = fmt.Sprintf("%#x", uint32(f.v))
+		case f.typ == tI32:
+			out[i] = fmt.Sprint(f.v)
+		case f.sym == "":
+			out[i] = "0"
+		case bytes[f.sym] != "":
+			out[i] = fmt.Sprintf("(void *)(%s + %d)", bytes[f.sym], f.off)
+		default:
+			out[i] = exprs[f.sym]
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // ctorAttr registers the constructor: priorities above 100 through the
@@ -166,41 +226,34 @@ func (e *cEmitter) arrayEntries() {
 
 func (e *cEmitter) fatbin() {
 	p, rt := e.p, e.p.rt
-	e.printf("struct fatbin_wrapper {\n  int32_t magic;\n  int32_t version;\n  const void *data;\n  void *reserved;\n};\n\n")
+	e.structDef(fatbinWrapperType)
 	e.blob(p.fatbin, "offload_fatbin")
 	e.printf("static const struct fatbin_wrapper offload_fatbin_wrapper __asm__(\"%s\")\n"+
-		"    __attribute__((section(\"%s\"), aligned(8), used)) = {%#x, 1, offload_fatbin, 0};\n\n", p.wrapper, p.wrapSec, p.magic)
+		"    __attribute__((section(\"%s\"), aligned(8), used)) = {%s};\n\n", p.wrapper, p.wrapSec,
+		cRecord(p.wrapperFields(), map[string]string{p.fatbin.name: "offload_fatbin"}, nil))
 	e.printf("static void **offload_handle __asm__(\"%s\");\n\n", p.handle)
 	e.printf("void **%s(void *);\n", rt.regFatbin)
 	if rt.callEnd {
 		e.printf("void %s(void **);\n", rt.regFatbinEnd)
 	}
 	e.printf("void %s(void **);\nint atexit(void (*)(void));\n", rt.unregFatbin)
-	e.printf("int %s(void **, void *, void *, void *, int, void *, void *, void *, void *, void *);\n", rt.regFunc)
-	e.printf("void %s(void **, void *, void *, void *, int, size_t, int, int);\n", rt.regVar)
-	if rt.managed {
-		e.printf("void %s(void **, void *, void *, void *, size_t, int);\n", rt.regManaged)
-	}
-	if rt.surfTex {
-		e.printf("void %s(void **, void *, void *, void *, int, int);\n", rt.regSurface)
-		e.printf("void %s(void **, void *, void *, void *, int, int, int);\n", rt.regTexture)
+	e.prototype(p.perEntry.kernel)
+	for _, c := range p.perEntry.vars {
+		if c.on {
+			e.prototype(c.call)
+		}
 	}
 	e.globalsReg()
 	e.printf("static void offload_unreg(void) __asm__(\"%s\");\nstatic void offload_reg(void) __asm__(\"%s\");\n\n", p.unreg, p.reg)
-	e.printf("static __attribute__((section(\".text.startup\"), used)) void offload_unreg(void) {\n  %s(offload_handle);\n}\n\n", rt.unregFatbin)
-	e.printf("static %s void offload_reg(void) {\n", e.ctorAttr())
-	e.printf("  void **h = %s((void *)&offload_fatbin_wrapper);\n  offload_handle = h;\n  offload_globals_reg(h);\n", rt.regFatbin)
-	if rt.callEnd {
-		e.printf("  %s(h);\n", rt.regFatbinEnd)
-	}
-	e.printf("  atexit(offload_unreg);\n}\n")
+	e.functions(map[string]string{p.wrapper: "(void *)&offload_fatbin_wrapper", p.unreg: "offload_unreg",
+		p.handle: "offload_handle", p.globals: "offload_globals_reg"})
 }
 
 // globalsReg registers every entry of this kind: kernels (size 0), then by
 // the type in the low flag bits variables, managed variables, surfaces and
 // textures.
 func (e *cEmitter) globalsReg() {
-	p, rt := e.p, e.p.rt
+	p := e.p
 	l := p.entries
 	e.noEntries()
 	e.printf("\nstatic void offload_globals_reg(void **h) __asm__(\"%s\");\n", p.globals)
@@ -212,16 +265,54 @@ func (e *cEmitter) globalsReg() {
 		e.printf("    if (e->kind != %d)\n      continue;\n", p.kind.offloadKind())
 	}
 	e.printf("    ++n;\n")
-	e.printf("    if (e->size == 0) {\n      %s(h, e->addr, e->name, e->name, -1, 0, 0, 0, 0, 0);\n      continue;\n    }\n", rt.regFunc)
-	e.printf("    switch (flags & 7) {\n    case 0:\n      %s(h, e->addr, e->name, e->name, (int)ext, e->size, (int)((flags >> 4) & 1), 0);\n      break;\n", rt.regVar)
-	if rt.managed {
-		e.printf("    case 1:\n      %s(h, e->aux_addr, e->addr, e->name, e->size, (int)e->data);\n      break;\n", rt.regManaged)
-	}
-	if rt.surfTex {
-		e.printf("    case 2:\n      %s(h, e->addr, e->name, e->name, (int)e->data, (int)ext);\n      break;\n", rt.regSurface)
-		e.printf("    case 3:\n      %s(h, e->addr, e->name, e->name, (int)e->data, (int)((flags >> 5) & 1), (int)ext);\n      break;\n", rt.regTexture)
+	e.printf("    if (e->size == 0) {\n      %s;\n      continue;\n    }\n", cCall(p.perEntry.kernel))
+	e.printf("    switch (flags & 7) {\n")
+	for _, c := range p.perEntry.vars {
+		if c.on {
+			e.printf("    case %d:\n      %s;\n      break;\n", c.typ, cCall(c.call))
+		}
 	}
 	e.printf("    default:\n      break;\n    }\n  }\n  if (n == 0)\n    offload_no_entries();\n}\n\n")
+}
+
+// cTypes spell the value types in C; the first argument, the handle, is
+// a void **.
+var cTypes = [...]string{tVoid: "void", tPtr: "void *", tI32: "int", tI64: "size_t"}
+
+// prototype declares the runtime function c calls.
+func (e *cEmitter) prototype(c call) {
+	params := make([]string, len(c.args))
+	for i, g := range c.args {
+		params[i] = cTypes[g.typ]
+		if g.kind == argHandle {
+			params[i] = "void **"
+		}
+	}
+	e.printf("%s %s(%s);\n", cTypes[c.ret], c.fn, strings.Join(params, ", "))
+}
+
+// cFields are the entry fields as the C loop reads them through e.
+var cFields = [...]string{fAddr: "e->addr", fName: "e->name", fSize: "e->size", fData: "(int)e->data", fAuxAddr: "e->aux_addr"}
+
+// cCall is c as a C call in the entry loop: the handle is h, the entry e,
+// its flags flags and its extern bit ext.
+func cCall(c call) string {
+	args := make([]string, len(c.args))
+	for i, g := range c.args {
+		switch {
+		case g.kind == argHandle:
+			args[i] = "h"
+		case g.kind == argField:
+			args[i] = cFields[g.field]
+		case g.kind == argFlag && g.bit == bitExtern:
+			args[i] = "(int)ext"
+		case g.kind == argFlag:
+			args[i] = fmt.Sprintf("(int)((flags >> %d) & 1)", g.bit)
+		default:
+			args[i] = fmt.Sprint(g.val)
+		}
+	}
+	return c.fn + "(" + strings.Join(args, ", ") + ")"
 }
 
 // noEntries writes the function that reports a registration without

@@ -14,11 +14,7 @@ import (
 // with typed pointers, as clang-offload-wrapper 14 writes them, for LLVM
 // 14 and earlier. clang compiles it directly: clang -c -x ir wrapper.ll.
 func EmitLL(w io.Writer, imgs []Image, o Options) error {
-	p, err := newPlan(imgs, o)
-	if err != nil {
-		return err
-	}
-	m, err := readerModule(p, o)
+	m, err := readerModule(imgs, o)
 	if err != nil {
 		return err
 	}
@@ -30,19 +26,20 @@ func EmitLL(w io.Writer, imgs []Image, o Options) error {
 // (or, for Legacy OpenMP, clang-offload-wrapper's) bitcode. Images stream
 // from their readers.
 func EmitBC(w io.Writer, imgs []Image, o Options) error {
-	p, err := newPlan(imgs, o)
-	if err != nil {
-		return err
-	}
-	m, err := readerModule(p, o)
+	m, err := readerModule(imgs, o)
 	if err != nil {
 		return err
 	}
 	return m.WriteBitcode(w)
 }
 
-// readerModule is the plan's module, to be written for the LLVM o asks for.
-func readerModule(p *plan, o Options) (*ir.Module, error) {
+// readerModule is the module of the registration of imgs, to be written
+// for the LLVM o asks for.
+func readerModule(imgs []Image, o Options) (*ir.Module, error) {
+	p, err := newPlan(imgs, o)
+	if err != nil {
+		return nil, err
+	}
 	v := o.LLVM
 	switch {
 	case v == 0 && o.ABI == Legacy:

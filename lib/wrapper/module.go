@@ -14,6 +14,8 @@ type modBuilder struct {
 	entryTy *ir.Type
 	start   *ir.Global // the linker-defined bounds of the entries
 	stop    *ir.Global
+	globals map[string]*ir.Global // by name, for the records' pointers
+	types   map[string]*ir.Type   // the record types made so far
 }
 
 var voidFn = ir.Func(ir.Void)
@@ -23,12 +25,9 @@ func buildModule(p *plan) *ir.Module {
 	if p.abi == Legacy && p.kind == OpenMP {
 		id = "offload.wrapper.object"
 	}
-	b := &modBuilder{p: p, m: &ir.Module{SourceFilename: id, Triple: p.triple.str}}
-	if p.abi == LLVM20 {
-		b.entryTy = ir.NamedStruct("struct.__tgt_offload_entry", ir.I64, ir.I16, ir.I16, ir.I32, ir.Ptr, ir.Ptr, ir.I64, ir.I64, ir.Ptr)
-	} else {
-		b.entryTy = ir.NamedStruct("__tgt_offload_entry", ir.Ptr, ir.Ptr, ir.I64, ir.I32, ir.I32)
-	}
+	b := &modBuilder{p: p, m: &ir.Module{SourceFilename: id, Triple: p.triple.str}, globals: map[string]*ir.Global{},
+		types: map[string]*ir.Type{}}
+	b.entryTy = b.recordType(entryTypes[p.abi])
 	if p.kind == OpenMP {
 		b.openMP()
 	} else {
@@ -41,7 +40,49 @@ func buildModule(p *plan) *ir.Module {
 func (b *modBuilder) constant(name string, init ir.Constant) *ir.Global {
 	g := b.m.AddGlobal(name, init.Type())
 	g.Constant, g.Linkage, g.Init = true, ir.Internal, init
+	b.globals[name] = g
 	return g
+}
+
+// recordType is the IR type of t, with the pointees LLVM 14's typed
+// pointers need.
+func (b *modBuilder) recordType(t recType) *ir.Type {
+	fields := make([]*ir.Type, len(t.fields))
+	for i, f := range t.fields {
+		switch {
+		case f.typ != tPtr:
+			fields[i] = irTypes[f.typ]
+		case f.to == "entry":
+			fields[i] = ir.PtrTo(b.entryTy)
+		case f.to != "":
+			fields[i] = ir.PtrTo(b.types[f.to])
+		default:
+			fields[i] = ir.Ptr
+		}
+	}
+	name := t.name
+	if t.irName != "" {
+		name = t.irName
+	}
+	b.types[t.name] = ir.NamedStruct(name, fields...)
+	return b.types[t.name]
+}
+
+// record is the constant of type ty holding fields; its pointers name
+// globals added before.
+func (b *modBuilder) record(ty *ir.Type, fields []field) *ir.Aggregate {
+	elems := make([]ir.Constant, len(fields))
+	for i, f := range fields {
+		switch {
+		case f.typ == tI32:
+			elems[i] = i32(f.v)
+		case f.sym == "":
+			elems[i] = nullPtr
+		default:
+			elems[i] = imageByte(b.globals[f.sym], f.off)
+		}
+	}
+	return &ir.Aggregate{T: ty, Elems: elems}
 }
 
 func i32(v int64) *ir.Int { return ir.ConstInt(ir.I32, v) }
@@ -64,6 +105,7 @@ func (b *modBuilder) entryBounds() {
 	for _, name := range []string{l.start, l.stop} {
 		g := b.m.AddGlobal(name, ty)
 		g.Constant, g.Visibility = true, ir.Hidden
+		b.globals[name] = g
 		if name == l.start {
 			b.start = g
 		} else {
@@ -131,11 +173,9 @@ func (b *modBuilder) declare(name string, ret *ir.Type, params ...*ir.Type) *ir.
 
 func (b *modBuilder) openMP() {
 	p := b.p
-	// The pointees are LLVM 14's, for its typed pointers.
-	entryPtr := ir.PtrTo(b.entryTy)
-	imageTy := ir.NamedStruct("__tgt_device_image", ir.Ptr, ir.Ptr, entryPtr, entryPtr)
-	descTy := ir.NamedStruct("__tgt_bin_desc", ir.I32, ir.PtrTo(imageTy), entryPtr, entryPtr)
-	infoTy := ir.NamedStruct("__tgt_image_info", ir.I32, ir.I32, ir.I32, ir.Ptr, ir.Ptr)
+	imageTy := b.recordType(deviceImageType)
+	descTy := b.recordType(binDescType)
+	infoTy := b.recordType(imageInfoType)
 	b.entryBounds()
 	var elems []ir.Constant
 	for _, im := range p.images {
@@ -144,26 +184,25 @@ func (b *modBuilder) openMP() {
 		if im.secType == shtLLVMOffloading {
 			g.Section, g.Align = im.section, 8
 		}
-		end := imageByte(g, im.span.end)
+		row := b.record(imageTy, p.imageRow(im))
 		if p.abi == Legacy && !p.packages && im.span == (span{0, im.img.Size}) && im.img.Size > 0 {
-			end = pastImage(g) // as clang-offload-wrapper 14 writes it
+			row.Elems[1] = pastImage(g) // as clang-offload-wrapper 14 writes it
 		}
-		elems = append(elems, &ir.Aggregate{T: imageTy, Elems: []ir.Constant{
-			imageByte(g, im.span.begin), end, b.start, b.stop}})
+		elems = append(elems, row)
 	}
 	arr := b.constant(p.imagesArr, &ir.Aggregate{T: ir.Array(uint64(len(elems)), imageTy), Elems: elems})
 	arr.UnnamedAddr = true
-	desc := b.constant(p.desc, &ir.Aggregate{T: descTy, Elems: []ir.Constant{
-		i32(int64(len(p.images))), arr, b.start, b.stop}})
+	desc := b.constant(p.desc, b.record(descTy, p.descFields()))
 	var infos []*ir.Global
 	for i, in := range p.infos {
 		arch := b.constant(in.archName, &ir.Bytes{Data: strings.NewReader(in.arch + "\x00"), Size: int64(len(in.arch) + 1)})
 		arch.UnnamedAddr, arch.Section = true, ".offload_arch_list"
-		info := b.constant(in.name, &ir.Aggregate{T: infoTy, Elems: []ir.Constant{
-			i32(1), i32(int64(i)), i32(int64(len(p.infos))), arch, nullPtr}})
+		info := b.constant(in.name, b.record(infoTy, p.infoFields(i)))
 		info.UnnamedAddr = true
 		infos = append(infos, info)
 	}
+	// Functions are declared in the order LLVM creates them, with LLVM 14's
+	// pointees; their calls come from the plan.
 	reg := b.startup(p.reg, voidFn)
 	var regInfo, atexit *ir.Function
 	if len(infos) > 0 {
@@ -178,23 +217,53 @@ func (b *modBuilder) openMP() {
 	unregLib := b.declare("__tgt_unregister_lib", ir.Void, ir.PtrTo(descTy))
 	b.ctors(reg, unreg)
 
-	bb := reg.AddBlock("entry")
-	if len(infos) > 0 {
-		info, next := reg.AddBlock("info"), reg.AddBlock("reg")
-		bb.CondBr(bb.ICmp("", ir.NE, regInfo, nullPtr), info, next)
-		for _, g := range infos {
-			info.Call("", regInfo, g)
+	fns := map[string]*ir.Function{"__tgt_register_lib": regLib, "atexit": atexit, "__tgt_unregister_lib": unregLib}
+	if regInfo != nil {
+		fns[regInfo.Name] = regInfo
+	}
+	vals := map[string]ir.Value{p.desc: desc, p.unreg: unreg}
+	for i, in := range p.infos {
+		vals[in.name] = infos[i]
+	}
+	b.steps(reg, p.ctor, fns, vals)
+	b.steps(unreg, p.dtor, fns, vals)
+}
+
+// steps builds the body of a constructor or destructor from its calls:
+// functions and values by name. A run of ifDefined steps gets a block of
+// its own, entered where the weak function is not null.
+func (b *modBuilder) steps(f *ir.Function, steps []regStep, fns map[string]*ir.Function, vals map[string]ir.Value) {
+	bb := f.AddBlock("entry")
+	var h ir.Value
+	var rest *ir.Block
+	for i, s := range steps {
+		fn := fns[s.fn]
+		if groupStart(steps, i) {
+			in, next := f.AddBlock("info"), f.AddBlock("reg")
+			bb.CondBr(bb.ICmp("", ir.NE, fn, nullPtr), in, next)
+			bb, rest = in, next
 		}
-		info.Br(next)
-		bb = next
+		args := make([]ir.Value, len(s.args))
+		for j, g := range s.args {
+			switch g.kind {
+			case argAddr:
+				args[j] = vals[g.sym]
+			case argLoad:
+				args[j] = bb.Load("", ir.Ptr, vals[g.sym], 8)
+			default:
+				args[j] = h
+			}
+		}
+		r := bb.Call("", fn, args...)
+		if s.keep {
+			bb.Store(r, vals[b.p.handle], 8)
+			h = r
+		}
+		if groupEnd(steps, i) {
+			bb.Br(rest)
+			bb = rest
+		}
 	}
-	bb.Call("", regLib, desc)
-	if atexit != nil {
-		bb.Call("", atexit, unreg)
-	}
-	bb.Ret()
-	bb = unreg.AddBlock("entry")
-	bb.Call("", unregLib, desc)
 	bb.Ret()
 }
 

@@ -6,14 +6,13 @@ import "github.com/rules-offload/rules_offload/lib/ir"
 // handle, and the functions registering the binary and every entry.
 func (b *modBuilder) fatbin() {
 	p, rt := b.p, b.p.rt
-	wrapperTy := ir.NamedStruct("fatbin_wrapper", ir.I32, ir.I32, ir.Ptr, ir.Ptr)
+	wrapperTy := b.recordType(fatbinWrapperType)
 	if p.abi == LLVM20 {
 		b.entryBounds()
 	}
 	img := b.image(p.fatbin)
 	img.Section = p.fatbin.section
-	wrapper := b.constant(p.wrapper, &ir.Aggregate{T: wrapperTy, Elems: []ir.Constant{
-		i32(int64(int32(p.magic))), i32(1), img, nullPtr}})
+	wrapper := b.constant(p.wrapper, b.record(wrapperTy, p.wrapperFields()))
 	wrapper.Section, wrapper.Align = p.wrapSec, 8
 	if p.abi == Legacy {
 		b.entryBounds()
@@ -21,50 +20,73 @@ func (b *modBuilder) fatbin() {
 	handle := b.m.AddGlobal(p.handle, ir.Ptr)
 	handle.Linkage, handle.Init = ir.Internal, nullPtr
 
+	// Functions are declared in the order LLVM creates them (the end call
+	// even for HIP), which the module keeps; their calls come from the plan.
 	reg := b.startup(p.reg, voidFn)
 	unreg := b.startup(p.unreg, voidFn)
 	regFatbin := b.declare(rt.regFatbin, ir.Ptr, ir.Ptr)
 	regFatbinEnd := b.declare(rt.regFatbinEnd, ir.Void, ir.Ptr)
 	unregFatbin := b.declare(rt.unregFatbin, ir.Void, ir.Ptr)
 	atexit := b.declare("atexit", ir.I32, ir.PtrTo(voidFn))
-	P, I32, I64 := ir.Ptr, ir.I32, ir.I64
-	fns := registrars{
-		function: b.declare(rt.regFunc, I32, P, P, P, P, I32, P, P, P, P, P),
-		variable: b.declare(rt.regVar, ir.Void, P, P, P, P, I32, I64, I32, I32),
+	fns := map[string]*ir.Function{}
+	b.declareCall(fns, p.perEntry.kernel)
+	for _, c := range p.perEntry.vars {
+		if c.declared {
+			b.declareCall(fns, c.call)
+		}
 	}
-	if p.abi == LLVM20 {
-		fns.managed = b.declare(rt.regManaged, ir.Void, P, P, P, P, I64, I32)
-	}
-	fns.surface = b.declare(rt.regSurface, ir.Void, P, P, P, P, I32, I32)
-	fns.texture = b.declare(rt.regTexture, ir.Void, P, P, P, P, I32, I32, I32)
 	globals := b.startup(p.globals, ir.Func(ir.Void, ir.Ptr))
 	b.ctors(reg, unreg)
 
-	bb := reg.AddBlock("entry")
-	h := bb.Call("", regFatbin, wrapper)
-	bb.Store(h, handle, 8)
-	bb.Call("", globals, h)
-	if rt.callEnd {
-		bb.Call("", regFatbinEnd, h)
+	for _, f := range []*ir.Function{regFatbin, regFatbinEnd, unregFatbin, atexit, globals} {
+		fns[f.Name] = f
 	}
-	bb.Call("", atexit, unreg)
-	bb.Ret()
-
-	bb = unreg.AddBlock("entry")
-	bb.Call("", unregFatbin, bb.Load("", ir.Ptr, handle, 8))
-	bb.Ret()
-
+	vals := map[string]ir.Value{p.wrapper: wrapper, p.unreg: unreg, p.handle: handle}
+	b.steps(reg, p.ctor, fns, vals)
+	b.steps(unreg, p.dtor, fns, vals)
 	b.globalsReg(globals, fns)
 }
 
-// registrars are the runtime functions globalsReg calls; managed is nil
-// where managed variables are not registered.
-type registrars struct {
-	function, variable, managed, surface, texture *ir.Function
+// irTypes are the IR types of the value types.
+var irTypes = [...]*ir.Type{tVoid: ir.Void, tPtr: ir.Ptr, tI32: ir.I32, tI64: ir.I64, tI16: ir.I16}
+
+// declareCall declares the runtime function c calls.
+func (b *modBuilder) declareCall(fns map[string]*ir.Function, c call) {
+	params := make([]*ir.Type, len(c.args))
+	for i, g := range c.args {
+		params[i] = irTypes[g.typ]
+	}
+	fns[c.fn] = b.declare(c.fn, irTypes[c.ret], params...)
 }
 
-// entryField is a field of an offload entry loaded by globalsReg.
-type entryField struct {
+// irFields and irFlags name the values the loop loads and computes.
+var (
+	irFields = [...]string{fAddr: "addr", fName: "name", fSize: "size", fData: "data", fAuxAddr: "aux_addr"}
+	irFlags  = map[int]string{bitExtern: "extern", bitConstant: "constant", bitNormalized: "normalized"}
+)
+
+// callIn calls c in bb with the loop's values v and the handle h.
+func callIn(bb *ir.Block, fns map[string]*ir.Function, c call, v map[string]ir.Value, h ir.Value) {
+	args := make([]ir.Value, len(c.args))
+	for i, g := range c.args {
+		switch {
+		case g.kind == argHandle:
+			args[i] = h
+		case g.kind == argField:
+			args[i] = v[irFields[g.field]]
+		case g.kind == argFlag:
+			args[i] = v[irFlags[g.bit]]
+		case g.typ == tPtr:
+			args[i] = nullPtr
+		default:
+			args[i] = ir.ConstInt(irTypes[g.typ], g.val)
+		}
+	}
+	bb.Call("", fns[c.fn], args...)
+}
+
+// loadedField is a field of an offload entry the loop loads.
+type loadedField struct {
 	name  string
 	index int64
 	typ   *ir.Type
@@ -73,8 +95,8 @@ type entryField struct {
 
 // globalsReg builds the loop that registers every entry of the kind:
 // kernels (size 0), variables, managed variables, surfaces and textures.
-func (b *modBuilder) globalsReg(f *ir.Function, fns registrars) {
-	p, rt := b.p, b.p.rt
+func (b *modBuilder) globalsReg(f *ir.Function, fns map[string]*ir.Function) {
+	p := b.p
 	handle := f.Params[0]
 	entry, loop := f.AddBlock("entry"), f.AddBlock("while.entry")
 	var ifKind *ir.Block
@@ -82,19 +104,21 @@ func (b *modBuilder) globalsReg(f *ir.Function, fns registrars) {
 		ifKind = f.AddBlock("if.kind")
 	}
 	ifThen, ifElse := f.AddBlock("if.then"), f.AddBlock("if.else")
-	swGlobal, swManaged := f.AddBlock("sw.global"), f.AddBlock("sw.managed")
-	swSurface, swTexture := f.AddBlock("sw.surface"), f.AddBlock("sw.texture")
+	var cases []*ir.Block
+	for _, c := range p.perEntry.vars {
+		cases = append(cases, f.AddBlock("sw."+c.label))
+	}
 	ifEnd, done := f.AddBlock("if.end"), f.AddBlock("while.end")
 
 	entry.CondBr(entry.ICmp("", ir.NE, b.start, b.stop), loop, done)
 
 	cur := loop.Phi("entry1", ir.PtrTo(b.entryTy))
 	cur.Incoming(b.start, entry)
-	fields := []entryField{{"addr", 0, ir.Ptr, 8}, {"name", 1, ir.Ptr, 8}, {"size", 2, ir.I64, 8},
+	fields := []loadedField{{"addr", 0, ir.Ptr, 8}, {"name", 1, ir.Ptr, 8}, {"size", 2, ir.I64, 8},
 		{"flags", 3, ir.I32, 4}, {"textype", 4, ir.I32, 4}}
 	first := i64(0)
 	if p.abi == LLVM20 {
-		fields = []entryField{{"addr", 4, ir.Ptr, 8}, {"aux_addr", 8, ir.Ptr, 8}, {"kind", 2, ir.I16, 2},
+		fields = []loadedField{{"addr", 4, ir.Ptr, 8}, {"aux_addr", 8, ir.Ptr, 8}, {"kind", 2, ir.I16, 2},
 			{"name", 5, ir.Ptr, 8}, {"size", 6, ir.I64, 4}, {"flags", 3, ir.I32, 4}, {"data", 7, ir.I64, 4}}
 		first = i32(0)
 	}
@@ -103,9 +127,10 @@ func (b *modBuilder) globalsReg(f *ir.Function, fns registrars) {
 		ptr := loop.GEP("", true, b.entryTy, cur, first, i32(fl.index))
 		v[fl.name] = loop.Load(fl.name, fl.typ, ptr, fl.align)
 	}
-	data := v["textype"]
 	if p.abi == LLVM20 {
-		data = loop.Trunc("", v["data"], ir.I32)
+		v["data"] = loop.Trunc("", v["data"], ir.I32)
+	} else {
+		v["data"] = v["textype"]
 	}
 	flags := v["flags"]
 	typ := loop.And("type", flags, i32(7))
@@ -123,23 +148,17 @@ func (b *modBuilder) globalsReg(f *ir.Function, fns registrars) {
 	}
 	test.CondBr(test.ICmp("", ir.EQ, v["size"], i64(0)), ifThen, ifElse)
 
-	addr, name, size := v["addr"], v["name"], v["size"]
-	ifThen.Call("", fns.function, handle, addr, name, name, i32(-1), nullPtr, nullPtr, nullPtr, nullPtr, nullPtr)
+	callIn(ifThen, fns, p.perEntry.kernel, v, handle)
 	ifThen.Br(ifEnd)
 	sw := ifElse.Switch(typ, ifEnd)
-	for i, dst := range []*ir.Block{swGlobal, swManaged, swSurface, swTexture} {
-		sw.Case(i32(int64(i)), dst)
+	for i, c := range p.perEntry.vars {
+		sw.Case(i32(int64(c.typ)), cases[i])
 	}
-	swGlobal.Call("", fns.variable, handle, addr, name, name, v["extern"], size, v["constant"], i32(0))
-	if rt.managed {
-		swManaged.Call("", fns.managed, handle, v["aux_addr"], addr, name, size, data)
-	}
-	if rt.surfTex {
-		swSurface.Call("", fns.surface, handle, addr, name, name, data, v["extern"])
-		swTexture.Call("", fns.texture, handle, addr, name, name, data, v["normalized"], v["extern"])
-	}
-	for _, bb := range []*ir.Block{swGlobal, swManaged, swSurface, swTexture} {
-		bb.Br(ifEnd)
+	for i, c := range p.perEntry.vars {
+		if c.on {
+			callIn(cases[i], fns, c.call, v, handle)
+		}
+		cases[i].Br(ifEnd)
 	}
 
 	next := ifEnd.GEP("", true, b.entryTy, cur, i64(1))

@@ -12,11 +12,7 @@ import (
 // x86-64 or AArch64 host, so no compiler is needed. Image bytes are copied
 // from their readers while the object is written.
 func EmitObj(w io.Writer, imgs []Image, o Options) error {
-	p, err := newPlan(imgs, o)
-	if err != nil {
-		return err
-	}
-	u, err := newUnit(p)
+	u, err := planUnit(imgs, o)
 	if err != nil {
 		return err
 	}

@@ -21,15 +21,19 @@ type plan struct {
 	infos     []planInfo
 
 	// CUDA / HIP
-	fatbin  planImage
-	wrapper string // .fatbin_wrapper
-	wrapSec string // .nvFatBinSegment / .hipFatBinSegment
-	magic   uint32
-	handle  string // .cuda.binary_handle
-	globals string // .cuda.globals_reg
-	rt      runtimeNames
+	fatbin   planImage
+	wrapper  string // .fatbin_wrapper
+	wrapSec  string // .nvFatBinSegment / .hipFatBinSegment
+	magic    uint32
+	handle   string // .cuda.binary_handle
+	globals  string // .cuda.globals_reg
+	rt       runtimeNames
+	perEntry entryCalls
 
 	reg, unreg string
+	// ctor and dtor are the calls of the registration's constructor and
+	// destructor.
+	ctor, dtor []regStep
 	ctorPrio   int
 	dtorPrio   int // 0: unregistration goes through atexit
 }
@@ -42,9 +46,9 @@ type entryLayout struct {
 	dummyLocal bool
 	size       int64 // bytes per entry with 64-bit pointers
 	// Offsets of the fields (64-bit pointers); kindOff < 0 where entries
-	// carry no kind (legacy: one section per kind).
+	// carry no kind (legacy: one section per kind), auxOff < 0 where they
+	// have no aux_addr.
 	kindOff, flagsOff, addrOff, nameOff, sizeOff, dataOff, auxOff int64
-	dataIs64                                                      bool
 }
 
 type planImage struct {
@@ -63,14 +67,11 @@ type planInfo struct {
 	name, archName, arch string
 }
 
-// runtimeNames are the runtime functions a CUDA or HIP wrapper calls.
+// runtimeNames are the runtime functions a CUDA or HIP wrapper calls to
+// register its fat binary.
 type runtimeNames struct {
 	regFatbin, regFatbinEnd, unregFatbin string
-	regFunc, regVar, regManaged          string
-	regSurface, regTexture               string
 	callEnd                              bool // CUDA calls __cudaRegisterFatBinaryEnd
-	managed                              bool // managed variables are registered
-	surfTex                              bool // surfaces and textures are registered
 }
 
 // uniq is LLVM's naming of repeated globals: name, name.1, name.2, ...
@@ -113,17 +114,26 @@ func newPlan(imgs []Image, o Options) (*plan, error) {
 }
 
 func layoutFor(k Kind, abi EntryABI) entryLayout {
+	var l entryLayout
 	if abi == LLVM20 {
-		return entryLayout{section: "llvm_offload_entries", start: "__start_llvm_offload_entries",
-			stop: "__stop_llvm_offload_entries", dummy: "__dummy.llvm_offload_entries", dummyLocal: true,
-			size: 56, kindOff: 10, flagsOff: 12, addrOff: 16, nameOff: 24, sizeOff: 32, dataOff: 40,
-			auxOff: 48, dataIs64: true}
+		l = entryLayout{section: "llvm_offload_entries", start: "__start_llvm_offload_entries",
+			stop: "__stop_llvm_offload_entries", dummy: "__dummy.llvm_offload_entries", dummyLocal: true}
+	} else {
+		prefix := map[Kind]string{OpenMP: "omp", CUDA: "cuda", HIP: "hip"}[k]
+		sec := prefix + "_offloading_entries"
+		l = entryLayout{section: sec, start: "__start_" + sec, stop: "__stop_" + sec,
+			dummy: "__dummy." + prefix + "_offloading.entry"}
 	}
-	prefix := map[Kind]string{OpenMP: "omp", CUDA: "cuda", HIP: "hip"}[k]
-	sec := prefix + "_offloading_entries"
-	return entryLayout{section: sec, start: "__start_" + sec, stop: "__stop_" + sec,
-		dummy: "__dummy." + prefix + "_offloading.entry", size: 32, kindOff: -1,
-		addrOff: 0, nameOff: 8, sizeOff: 16, flagsOff: 24, dataOff: 28, auxOff: -1}
+	off, size := entryTypes[abi].layout()
+	field := func(name string) int64 {
+		if o, ok := off[name]; ok {
+			return o
+		}
+		return -1
+	}
+	l.size, l.kindOff, l.flagsOff, l.addrOff = size, field("kind"), field("flags"), field("addr")
+	l.nameOff, l.sizeOff, l.dataOff, l.auxOff = field("name"), field("size"), field("data"), field("aux_addr")
+	return l
 }
 
 func (p *plan) planOpenMP(imgs []Image, spans []span) {
@@ -147,6 +157,7 @@ func (p *plan) planOpenMP(imgs []Image, spans []span) {
 	if p.abi == Legacy {
 		p.ctorPrio, p.dtorPrio = 1, 1
 	}
+	p.planOpenMPCalls()
 }
 
 func (p *plan) planFatbin(im Image, sp span) {
@@ -169,9 +180,8 @@ func (p *plan) planFatbin(im Image, sp span) {
 	p.ctorPrio = 101
 	p.rt = runtimeNames{
 		regFatbin: rt + "RegisterFatBinary", regFatbinEnd: "__cudaRegisterFatBinaryEnd",
-		unregFatbin: rt + "UnregisterFatBinary", regFunc: rt + "RegisterFunction",
-		regVar: rt + "RegisterVar", regManaged: rt + "RegisterManagedVar",
-		regSurface: rt + "RegisterSurface", regTexture: rt + "RegisterTexture",
-		callEnd: !hip, managed: p.abi == LLVM20, surfTex: hip,
+		unregFatbin: rt + "UnregisterFatBinary", callEnd: !hip,
 	}
+	p.perEntry = planEntryCalls(rt, p.abi, hip)
+	p.planFatbinCalls()
 }

@@ -63,6 +63,15 @@ func (o *uobj) size(ptrSize int) int64 {
 func intPart(size int, v uint64) upart    { return upart{size: size, val: v} }
 func ptrPart(sym string, add int64) upart { return upart{ptr: sym, add: add} }
 
+// planUnit plans the registration of imgs and builds its unit.
+func planUnit(imgs []Image, o Options) (*unit, error) {
+	p, err := newPlan(imgs, o)
+	if err != nil {
+		return nil, err
+	}
+	return newUnit(p)
+}
+
 // newUnit builds the unit of p for an architecture with an encoder.
 func newUnit(p *plan) (*unit, error) {
 	if err := p.triple.nativeELF(); err != nil {
@@ -141,17 +150,14 @@ func (u *unit) image(im *planImage) {
 
 func (u *unit) openMP() {
 	p := u.p
-	l := p.entries
 	for i := range p.images {
 		u.image(&p.images[i])
 	}
 	arr := &uobj{name: p.imagesArr}
 	for _, im := range p.images {
-		arr.parts = append(arr.parts, ptrPart(im.name, im.span.begin), ptrPart(im.name, im.span.end),
-			ptrPart(l.start, 0), ptrPart(l.stop, 0))
+		arr.parts = append(arr.parts, recordParts(p.imageRow(im))...)
 	}
-	desc := &uobj{name: p.desc, parts: []upart{intPart(4, uint64(len(p.images))), intPart(4, 0),
-		ptrPart(p.imagesArr, 0), ptrPart(l.start, 0), ptrPart(l.stop, 0)}}
+	desc := &uobj{name: p.desc, parts: recordParts(p.descFields())}
 	rel := u.add(".data.rel.ro", elf.SHT_PROGBITS, elf.SHF_ALLOC|elf.SHF_WRITE, 8, arr, desc)
 	if len(p.infos) == 0 {
 		return
@@ -159,8 +165,7 @@ func (u *unit) openMP() {
 	names := u.add(".offload_arch_list", elf.SHT_PROGBITS, elf.SHF_ALLOC, 1)
 	for i, in := range p.infos {
 		names.objs = append(names.objs, &uobj{name: in.archName, parts: []upart{{blob: stringImage(in.arch)}}})
-		rel.objs = append(rel.objs, &uobj{name: in.name, parts: []upart{intPart(4, 1), intPart(4, uint64(i)),
-			intPart(4, uint64(len(p.infos))), intPart(4, 0), ptrPart(in.archName, 0), intPart(8, 0)}})
+		rel.objs = append(rel.objs, &uobj{name: in.name, parts: recordParts(p.infoFields(i))})
 	}
 }
 
@@ -168,8 +173,33 @@ func (u *unit) fatbin() {
 	p := u.p
 	u.image(&p.fatbin)
 	u.add(p.wrapSec, elf.SHT_PROGBITS, elf.SHF_ALLOC|elf.SHF_WRITE, 8, &uobj{name: p.wrapper,
-		parts: []upart{intPart(4, uint64(p.magic)), intPart(4, 1), ptrPart(p.fatbin.name, 0), intPart(8, 0)}})
+		parts: recordParts(p.wrapperFields())})
 	u.add(".bss", elf.SHT_NOBITS, elf.SHF_ALLOC|elf.SHF_WRITE, 8, &uobj{name: p.handle, parts: []upart{{zero: 8}}})
+}
+
+// recordParts lays out a record with 8-byte pointers: 32-bit integers,
+// padding before a pointer, null pointers as zero.
+func recordParts(fields []field) []upart {
+	var parts []upart
+	off := 0
+	for _, f := range fields {
+		if f.typ == tI32 {
+			parts = append(parts, intPart(4, uint64(uint32(f.v))))
+			off += 4
+			continue
+		}
+		if off%8 != 0 {
+			parts = append(parts, intPart(4, 0))
+			off += 4
+		}
+		if f.sym == "" {
+			parts = append(parts, intPart(8, 0))
+		} else {
+			parts = append(parts, ptrPart(f.sym, f.off))
+		}
+		off += 8
+	}
+	return parts
 }
 
 // stringImage is a NUL-terminated string as an in-memory image.
@@ -206,6 +236,10 @@ type extern struct {
 func (u *unit) externs() []extern {
 	def := u.defined()
 	seen := map[string]bool{}
+	weak := map[string]bool{}
+	for _, st := range u.p.ctor {
+		weak[st.fn] = st.ifDefined
+	}
 	var out []extern
 	note := func(s string) {
 		if s == "" || def[s] || seen[s] {
@@ -213,7 +247,7 @@ func (u *unit) externs() []extern {
 		}
 		seen[s] = true
 		l := u.p.entries
-		out = append(out, extern{name: s, weak: s == "__tgt_register_image_info", hidden: s == l.start || s == l.stop})
+		out = append(out, extern{name: s, weak: weak[s], hidden: s == l.start || s == l.stop})
 	}
 	for _, s := range u.sections {
 		for _, o := range s.objs {

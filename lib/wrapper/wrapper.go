@@ -26,6 +26,14 @@
 // finished ELF relocatable object for x86-64 or AArch64 (EmitObj), which
 // needs no compiler at all. All output is deterministic.
 //
+// Every form is lowered from one plan (plan.go, calls.go, records.go): the
+// symbols and sections, the fields of the constant structs, and the
+// runtime calls of the constructor, the destructor and the loop over the
+// offload entries, with their arguments. The IR module
+// (module.go, module_fatbin.go) and C (c.go) lower the calls themselves;
+// machine.go writes the functions once for the x86-64 and AArch64 encoders
+// (x86.go, arm64.go), whose instructions EmitAsm prints and EmitObj encodes.
+//
 // Layout choices where LLVM leaves room:
 //
 //   - LLVM20 IR is llvm-offload-wrapper-22's module exactly. The other forms

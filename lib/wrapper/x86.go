@@ -238,82 +238,67 @@ func (a *x86asm) jump(mn string, target string) {
 // x86Funcs generates the registration functions of p.
 func x86Funcs(p *plan) []insn {
 	a := &x86asm{}
-	if p.kind == OpenMP {
-		a.ompUnreg(p)
-		a.ompReg(p)
-	} else {
-		a.fatbinUnreg(p)
-		a.globalsReg(p)
-		a.fatbinReg(p)
-	}
+	machineFuncs(a, p)
 	return a.ins
 }
 
-func (a *x86asm) ompUnreg(p *plan) {
-	a.label(p.unreg)
-	a.push(rax) // realigns the stack for the call
-	a.lea(p.desc, 0, rdi)
-	a.call("__tgt_unregister_lib", true)
-	a.pop(rax)
-	a.ret()
-}
+func (a *x86asm) goTo(l string) { a.jump("jmp", l) }
 
-func (a *x86asm) ompReg(p *plan) {
-	a.label(p.reg)
-	a.push(rbx)
-	if len(p.infos) > 0 {
-		a.loadGOT("__tgt_register_image_info", rbx)
-		a.test(rbx)
-		a.jump("je", ".Lomp_reg_lib")
-		for _, in := range p.infos {
-			a.lea(in.name, 0, rdi)
-			a.callReg(rbx)
-		}
-		a.label(".Lomp_reg_lib")
+// enterFunc: the destructor's push realigns the stack for the calls; the
+// constructor's saves rbx, which holds the handle or the weak function.
+func (a *x86asm) enterFunc(ctor bool) {
+	if ctor {
+		a.push(rbx)
+	} else {
+		a.push(rax)
 	}
-	a.lea(p.desc, 0, rdi)
-	a.call("__tgt_register_lib", true)
-	if p.dtorPrio == 0 {
-		a.lea(p.unreg, 0, rdi)
-		a.call("atexit", true)
+}
+
+func (a *x86asm) leaveFunc(ctor bool) {
+	if ctor {
+		a.pop(rbx)
+	} else {
+		a.pop(rax)
 	}
-	a.pop(rbx)
 	a.ret()
 }
 
-func (a *x86asm) fatbinUnreg(p *plan) {
-	a.label(p.unreg)
-	a.push(rax)
-	a.loadRIP(p.handle, rdi)
-	a.call(p.rt.unregFatbin, true)
-	a.pop(rax)
-	a.ret()
+func (a *x86asm) skipIfNull(fn, skip string) {
+	a.loadGOT(fn, rbx)
+	a.test(rbx)
+	a.jump("je", skip)
 }
 
-func (a *x86asm) fatbinReg(p *plan) {
-	a.label(p.reg)
-	a.push(rbx)
-	a.lea(p.wrapper, 0, rdi)
-	a.call(p.rt.regFatbin, true)
-	a.storeRIP(rax, p.handle)
+func (a *x86asm) stepArg(j int, g arg, fresh bool) {
+	switch {
+	case g.kind == argAddr:
+		a.lea(g.sym, 0, x86Args[j])
+	case g.kind == argLoad:
+		a.loadRIP(g.sym, x86Args[j])
+	case fresh:
+		a.mov(rax, x86Args[j])
+	default:
+		a.mov(rbx, x86Args[j])
+	}
+}
+
+func (a *x86asm) stepCall(s regStep) {
+	if s.ifDefined {
+		a.callReg(rbx)
+	} else {
+		a.call(s.fn, !s.local)
+	}
+}
+
+func (a *x86asm) keepHandle(sym string) {
+	a.storeRIP(rax, sym)
 	a.mov(rax, rbx)
-	a.mov(rax, rdi)
-	a.call(p.globals, false)
-	if p.rt.callEnd {
-		a.mov(rbx, rdi)
-		a.call(p.rt.regFatbinEnd, true)
-	}
-	a.lea(p.unreg, 0, rdi)
-	a.call("atexit", true)
-	a.pop(rbx)
-	a.ret()
 }
 
-// globalsReg walks the entries: rbx is the entry, r13 the end, r12 the
-// handle; 32 bytes at the stack top hold outgoing stack arguments.
-func (a *x86asm) globalsReg(p *plan) {
-	l, rt := p.entries, p.rt
-	a.label(p.globals)
+// The entry loop: rbx is the entry, r13 the end, r12 the handle, r9 the
+// entry's size (RegisterVar's sixth argument), r10 its flags; 32 bytes at
+// the stack top hold outgoing stack arguments.
+func (a *x86asm) enterLoop(l entryLayout) {
 	a.push(rbx)
 	a.push(r12)
 	a.push(r13)
@@ -321,83 +306,39 @@ func (a *x86asm) globalsReg(p *plan) {
 	a.mov(rdi, r12)
 	a.lea(l.start, 0, rbx)
 	a.lea(l.stop, 0, r13)
-	a.label(".Lglobals_loop")
+}
+
+func (a *x86asm) exitIfDone(done string) {
 	a.cmp(r13, rbx)
-	a.jump("je", ".Lglobals_done")
-	if l.kindOff >= 0 {
-		a.loadZX16(int32(l.kindOff), rbx, rax)
-		a.cmpl(int8(p.kind.offloadKind()), rax)
-		a.jump("jne", ".Lglobals_next")
-	}
-	a.load(int32(l.sizeOff), rbx, r9) // size: RegisterVar's sixth argument
+	a.jump("je", done)
+}
+
+func (a *x86asm) skipOtherKind(l entryLayout, kind int, next string) {
+	a.loadZX16(int32(l.kindOff), rbx, rax)
+	a.cmpl(int8(kind), rax)
+	a.jump("jne", next)
+}
+
+func (a *x86asm) branchIfSized(l entryLayout, to string) {
+	a.load(int32(l.sizeOff), rbx, r9)
 	a.test(r9)
-	a.jump("jne", ".Lglobals_var")
-	a.args(l)
-	a.movImm(-1, r8)
-	a.xor32(r9)
-	for d := int32(0); d < 32; d += 8 {
-		a.storeZeroRSP(d)
-	}
-	a.call(rt.regFunc, true)
-	a.jump("jmp", ".Lglobals_next")
-	a.label(".Lglobals_var")
+	a.jump("jne", to)
+}
+
+func (a *x86asm) loadType(l entryLayout) {
 	a.load32(int32(l.flagsOff), rbx, r10)
 	a.mov32(r10, rax)
 	a.andl(7, rax)
-	cases := []struct {
-		typ   int8
-		label string
-		on    bool
-	}{{0, ".Lglobals_global", true}, {1, ".Lglobals_managed", rt.managed}, {2, ".Lglobals_surface", rt.surfTex}, {3, ".Lglobals_texture", rt.surfTex}}
-	for _, c := range cases {
-		if c.on {
-			a.cmpl(c.typ, rax)
-			a.jump("je", c.label)
-		}
-	}
-	a.jump("jmp", ".Lglobals_next")
-	// __cudaRegisterVar(h, addr, name, name, extern, size, constant, 0)
-	a.label(".Lglobals_global")
-	a.args(l)
-	a.flagBit(r10, 3, r8)
-	a.flagBit(r10, 4, rax)
-	a.store32RSP(rax, 0)
-	a.storeZeroRSP(8)
-	a.call(rt.regVar, true)
-	a.jump("jmp", ".Lglobals_next")
-	if rt.managed {
-		// __cudaRegisterManagedVar(h, aux_addr, addr, name, size, data)
-		a.label(".Lglobals_managed")
-		a.mov(r12, rdi)
-		a.load(int32(l.auxOff), rbx, rsi)
-		a.load(int32(l.addrOff), rbx, rdx)
-		a.load(int32(l.nameOff), rbx, rcx)
-		a.mov(r9, r8)
-		a.load32(int32(l.dataOff), rbx, r9)
-		a.call(rt.regManaged, true)
-		a.jump("jmp", ".Lglobals_next")
-	}
-	if rt.surfTex {
-		// __hipRegisterSurface(h, addr, name, name, data, extern)
-		a.label(".Lglobals_surface")
-		a.args(l)
-		a.load32(int32(l.dataOff), rbx, r8)
-		a.flagBit(r10, 3, r9)
-		a.call(rt.regSurface, true)
-		a.jump("jmp", ".Lglobals_next")
-		// __hipRegisterTexture(h, addr, name, name, data, normalized, extern)
-		a.label(".Lglobals_texture")
-		a.args(l)
-		a.load32(int32(l.dataOff), rbx, r8)
-		a.flagBit(r10, 5, r9)
-		a.flagBit(r10, 3, rax)
-		a.store32RSP(rax, 0)
-		a.call(rt.regTexture, true)
-	}
-	a.label(".Lglobals_next")
-	a.addq(int8(l.size), rbx)
-	a.jump("jmp", ".Lglobals_loop")
-	a.label(".Lglobals_done")
+}
+
+func (a *x86asm) branchIfType(typ int, to string) {
+	a.cmpl(int8(typ), rax)
+	a.jump("je", to)
+}
+
+func (a *x86asm) advance(l entryLayout) { a.addq(int8(l.size), rbx) }
+
+func (a *x86asm) leaveLoop() {
 	a.addq(32, rsp)
 	a.pop(r13)
 	a.pop(r12)
@@ -405,13 +346,51 @@ func (a *x86asm) globalsReg(p *plan) {
 	a.ret()
 }
 
-// args loads the handle, the entry's address and its name twice into the
-// first four argument registers.
-func (a *x86asm) args(l entryLayout) {
-	a.mov(r12, rdi)
-	a.load(int32(l.addrOff), rbx, rsi)
-	a.load(int32(l.nameOff), rbx, rdx)
-	a.mov(rdx, rcx)
+// x86Args are the registers of the first six integer arguments; the
+// others go to the stack, 8 bytes each from the stack top.
+var x86Args = [...]xreg{rdi, rsi, rdx, rcx, r8, r9}
+
+// callWith calls c for the entry at rbx, its arguments placed in order:
+// the handle is in r12, the entry's size in r9 and its flags in r10.
+func (a *x86asm) callWith(l entryLayout, c call) {
+	for i, g := range c.args {
+		if i >= len(x86Args) {
+			a.stackArg(g, int32(8*(i-len(x86Args))))
+			continue
+		}
+		r := x86Args[i]
+		switch {
+		case g.kind == argHandle:
+			a.mov(r12, r)
+		case sameAs(c.args, i):
+			a.mov(x86Args[i-1], r)
+		case g.kind == argField && g.field == fSize:
+			if r != r9 {
+				a.mov(r9, r)
+			}
+		case g.kind == argField && g.typ == tI32:
+			a.load32(int32(l.offset(g.field)), rbx, r)
+		case g.kind == argField:
+			a.load(int32(l.offset(g.field)), rbx, r)
+		case g.kind == argFlag:
+			a.flagBit(r10, int8(g.bit), r)
+		case g.val == 0:
+			a.xor32(r)
+		default:
+			a.movImm(int32(g.val), r)
+		}
+	}
+	a.call(c.fn, true)
+}
+
+// stackArg stores a flag bit (32 bits) or a zero (64 bits) at disp(%rsp).
+func (a *x86asm) stackArg(g arg, disp int32) {
+	if g.kind == argFlag {
+		a.flagBit(r10, int8(g.bit), rax)
+		a.store32RSP(rax, disp)
+		return
+	}
+	a.storeZeroRSP(disp)
 }
 
 // flagBit extracts bit n of the flags in src into dst (32-bit).
