@@ -6,20 +6,7 @@
 # test's source (generated headers, include prefixes) each take their command
 # from the database and check with no error: no "Cannot find CUDA
 # installation", no file not found.
-if [ -z "${scratch:-}" ]; then
-  # Alone: run.sh's helpers, a scratch directory and output base of its own.
-  set -uo pipefail
-  here=$(cd "$(dirname "$0")" && pwd)
-  root=$(cd "$here/../.." && pwd)
-  scratch=$(mktemp -d "${TMPDIR:-/tmp}/rules_offload_clangd.XXXXXX")
-  bz() { bazel --output_base="$scratch/ob_main" "$@"; }
-  bazel_flags=(--jobs=2)
-  passed=0 failed=0
-  ok() { passed=$((passed + 1)); echo "PASS: $1"; }
-  bad() { failed=$((failed + 1)); echo "FAIL: $1"; }
-  (cd "$root" && go build -trimpath -o bin/offload ./tool/offload) || exit 1
-  clangd_alone=1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/alone.sh"
 
 cdb="$scratch/cdb"
 if ! command -v clangd-22 >/dev/null 2>&1; then
@@ -43,10 +30,4 @@ else
   bad "bazel run //integration:compile_commands: $(grep -m5 -E 'ERROR|rror' "$scratch/cdb.log")"
 fi
 
-if [ -n "${clangd_alone:-}" ]; then
-  (cd "$here" && bz shutdown >/dev/null 2>&1)
-  chmod -R u+w "$scratch" 2>/dev/null
-  rm -rf "$scratch"
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-fi
+alone_end

@@ -6,19 +6,7 @@
 # chosen list: a HIP bundle compiles for exactly the AMD ones (repeats
 # dropped), a CUDA package for the NVIDIA one; fakes that find nothing fail
 # analysis with the reason.
-if [ -z "${scratch:-}" ]; then
-  set -uo pipefail
-  here=$(cd "$(dirname "$0")" && pwd)
-  root=$(cd "$here/../.." && pwd)
-  scratch=$(mktemp -d "${TMPDIR:-/tmp}/rules_offload_native.XXXXXX")
-  bz() { bazel --output_base="$scratch/ob_main" "$@"; }
-  bazel_flags=(--jobs=2)
-  passed=0 failed=0
-  ok() { passed=$((passed + 1)); echo "PASS: $1"; }
-  bad() { failed=$((failed + 1)); echo "FAIL: $1"; }
-  (cd "$root" && go build -trimpath -o bin/offload ./tool/offload) || exit 1
-  native_alone=1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/alone.sh"
 
 fakes="$scratch/native_fakes"
 mkdir -p "$fakes"
@@ -60,10 +48,4 @@ else
   bad "targets native with a failing nvptx-arch failed otherwise: $(grep -m3 ERROR "$scratch/native.err")"
 fi
 
-if [ -n "${native_alone:-}" ]; then
-  (cd "$here" && bz shutdown >/dev/null 2>&1)
-  chmod -R u+w "$scratch" 2>/dev/null
-  rm -rf "$scratch"
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-fi
+alone_end
