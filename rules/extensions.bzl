@@ -19,11 +19,8 @@ components: redist_json, redist_json_sha256, redist_components, ... or
 components).
 """
 
-load("//rules/sdk:cuda.bzl", "offload_cuda_repository")
-load("//rules/sdk:llvm.bzl", "offload_llvm_repository")
 load("//rules/sdk:native.bzl", "offload_native_repository")
-load("//rules/sdk:redist.bzl", "REDIST_ATTRS")
-load("//rules/sdk:rocm.bzl", "offload_rocm_repository")
+load("//rules/sdk:registry.bzl", "SDKS")
 
 _ARCHIVE = {
     "path": attr.string(),
@@ -33,17 +30,11 @@ _ARCHIVE = {
     "type": attr.string(),
 }
 
-def _tag(default_name, extra = {}):
-    attrs = {"name": attr.string(default = default_name)}
+def _tag(sdk):
+    attrs = {"name": attr.string(default = sdk.default_repository)}
     attrs.update(_ARCHIVE)
-    attrs.update(extra)
+    attrs.update(sdk.tag_attrs)
     return tag_class(attrs = attrs)
-
-_SDKS = {
-    "llvm": struct(rule = offload_llvm_repository, default = "offload_llvm", extra = ["version"]),
-    "rocm": struct(rule = offload_rocm_repository, default = "offload_rocm", extra = []),
-    "cuda": struct(rule = offload_cuda_repository, default = "offload_cuda", extra = sorted(REDIST_ATTRS)),
-}
 
 def _kwargs(tag, extra):
     kw = {k: getattr(tag, k) for k in _ARCHIVE}
@@ -52,18 +43,19 @@ def _kwargs(tag, extra):
     return kw
 
 def _offload_impl(mctx):
-    for sdk, spec in _SDKS.items():
+    for sdk in SDKS:
+        extra = sorted(sdk.tag_attrs)
         declared = {}
 
         # Root module first: its tags decide a name that others also use.
         for mod in mctx.modules:
-            for tag in getattr(mod.tags, sdk):
+            for tag in getattr(mod.tags, sdk.name):
                 if tag.name not in declared:
-                    declared[tag.name] = _kwargs(tag, spec.extra)
-        if spec.default not in declared:
-            declared[spec.default] = {}
+                    declared[tag.name] = _kwargs(tag, extra)
+        if sdk.default_repository not in declared:
+            declared[sdk.default_repository] = {}
         for name, kw in declared.items():
-            spec.rule(name = name, **kw)
+            sdk.repository_rule(name = name, **kw)
 
     # The machine's GPUs, for targets "native".
     offload_native_repository(name = "offload_native")
@@ -71,9 +63,6 @@ def _offload_impl(mctx):
 offload = module_extension(
     implementation = _offload_impl,
     doc = "LLVM, ROCm and CUDA repositories for rules_offload's toolchains.",
-    tag_classes = {
-        "llvm": _tag("offload_llvm", {"version": attr.string(default = "22")}),
-        "rocm": _tag("offload_rocm"),
-        "cuda": _tag("offload_cuda", REDIST_ATTRS),
-    },
+    # One tag per SDK of rules/sdk/registry.bzl.
+    tag_classes = {sdk.name: _tag(sdk) for sdk in SDKS},
 )

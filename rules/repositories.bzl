@@ -20,6 +20,7 @@ load("//rules/sdk:bazel4.bzl", _bazel4_offline_repositories = "bazel4_offline_re
 load("//rules/sdk:cuda.bzl", _offload_cuda_repository = "offload_cuda_repository")
 load("//rules/sdk:llvm.bzl", _offload_llvm_repository = "offload_llvm_repository")
 load("//rules/sdk:native.bzl", _offload_native_repository = "offload_native_repository")
+load("//rules/sdk:registry.bzl", "SDKS")
 load("//rules/sdk:rocm.bzl", _offload_rocm_repository = "offload_rocm_repository")
 load("//rules/sdk:tool.bzl", _offload_tool_repository = "offload_tool_repository")
 
@@ -47,13 +48,9 @@ def rules_offload_toolchains(offload = None, register = True):  # buildifier: di
       register: False to only declare the repositories (register the
         toolchains of @rules_offload//rules/toolchains yourself).
     """
-    if not _declared("offload_llvm"):
-        offload_llvm_repository(name = "offload_llvm")
-    if not _declared("offload_rocm"):
-        # The offload tool reads which processors ROCm's libraries have code for.
-        offload_rocm_repository(name = "offload_rocm", offload = offload or "@offload_tool//:bin/offload")
-    if not _declared("offload_cuda"):
-        offload_cuda_repository(name = "offload_cuda")
+    for sdk in SDKS:
+        if not _declared(sdk.default_repository):
+            sdk.repository_rule(name = sdk.default_repository, **sdk.workspace_attrs(offload))
     if not _declared("offload_native"):
         offload_native_repository(name = "offload_native")
     if not _declared("offload_tool"):

@@ -117,6 +117,8 @@ attribute) and inside ToolchainInfo.clang.""",
                  "or a ptxas path passed as --ptxas-path.",
         "kind_files": "dict of string to depset of File: SDK files a compile of that offload kind reads " +
                       "(ROCm for hip, CUDA with ptxas for cuda).",
+        "sdks": "dict of string to provider or None: per SDK of rules/sdk/registry.bzl that the " +
+                "toolchain takes (its attribute's name), what its attribute gave.",
         "rocm": "OffloadRocmInfo or None: the ROCm the toolchain compiles HIP against.",
         "cuda": "OffloadCudaInfo or None: the CUDA the toolchain compiles CUDA against.",
         "llvm": "OffloadLlvmInfo or None: the LLVM installation, when clang comes from one.",

@@ -1,8 +1,9 @@
 """The two toolchains: the offload tool and the device clang."""
 
 load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
+load("//rules/sdk:registry.bzl", "SDKS")
 load(":common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
-load(":providers.bzl", "OffloadClangInfo", "OffloadCudaInfo", "OffloadLlvmInfo", "OffloadRocmInfo", "OffloadToolInfo")
+load(":providers.bzl", "OffloadClangInfo", "OffloadLlvmInfo", "OffloadToolInfo")
 
 def _offload_toolchain_impl(ctx):
     tool = OffloadToolInfo(
@@ -35,56 +36,15 @@ from source with rules_go; a prebuilt binary needs no Go toolchain.""",
     },
 )
 
-def _rocm_flags(rocm):
-    """HIP flags for a ROCm installation: paths from its label, ABI from its device libraries."""
-    flags = [
-        # clang searches --rocm-path's include directory after the system's
-        # (/usr/include): where the machine also has HIP there (Debian's
-        # libamdhip64-dev), clang would read those headers, not the declared
-        # ones. -isystem puts the declared ones first.
-        "-isystem",
-        rocm.root + "/include",
-        "--rocm-path=" + rocm.root,
-        "--hip-path=" + rocm.root,
-        "--rocm-device-lib-path=" + rocm.root + "/amdgcn/bitcode",
-    ]
-    if rocm.code_object_version:
-        # clang 22 defaults to code object version 6, whose device library
-        # (oclc_abi_version_600.bc) ROCm before 6.3 lacks.
-        flags.append("-mcode-object-version=%d" % rocm.code_object_version)
-    return flags
+# The SDKs of rules/sdk/registry.bzl that offload_clang_toolchain takes, one
+# attribute each (rocm, cuda): rule attributes are fixed when the rule is
+# defined, so they are made here from the registry.
+_TOOLCHAIN_SDKS = [sdk for sdk in SDKS if sdk.toolchain]
 
-def _cuda_flags(cuda):
-    """CUDA flags for a CUDA installation (--ptxas-path goes to cubin compiles only)."""
-    return [
-        # As for ROCm: clang searches --cuda-path's include directory after
-        # /usr/include, where Debian's nvidia-cuda-dev puts CUDA's headers.
-        "-isystem",
-        cuda.root + "/include",
-        "--cuda-path=" + cuda.root,
-        # clang warns about every CUDA release newer or older than it knows.
-        "-Wno-unknown-cuda-version",
-    ]
-
-def _fp16_compat_flags(rocm, llvm, version):
-    """Force-includes the ROCm repository's fp16 declarations where clang's HIP wrapper lacks them.
-
-    ROCm 5's hip_fp16.h (which rocPRIM, rocRAND and hipRAND include) calls
-    __llvm_amdgcn_rcp_f16, which it leaves to clang's wrapper to declare;
-    LLVM 22's does not. The header is the repository's (declared, an input of
-    every HIP compile); -DOFFLOAD_NO_HIP_FP16_COMPAT in copts turns it off.
-    A clang given by label or path has no record: LLVM 16 and older declare it.
-    """
-    if not rocm.fp16_compat_header:
-        return []
-    if llvm:
-        declares = llvm.hip_declares_rcp_f16
-    else:
-        major = version.split(".")[0]
-        declares = not major.isdigit() or int(major) <= 16
-    if declares:
-        return []
-    return ["-include", rocm.fp16_compat_header.path]
+_SDK_ATTRS = {
+    sdk.name: attr.label(doc = sdk.toolchain.doc, providers = [sdk.toolchain.provider], cfg = "exec")
+    for sdk in _TOOLCHAIN_SDKS
+}
 
 def _predefines_wavefront_size(llvm, version):
     """Whether clang predefines __AMDGCN_WAVEFRONT_SIZE, which LLVM 22 dropped."""
@@ -130,16 +90,19 @@ def _offload_clang_toolchain_impl(ctx):
     kind_copts = {k: list(v) for k, v in ctx.attr.kind_copts.items()}
     kind_files = {}
     ptxas = ctx.attr.ptxas
-    rocm = ctx.attr.rocm[OffloadRocmInfo] if ctx.attr.rocm else None
-    if rocm and rocm.found:
-        kind_copts["hip"] = _rocm_flags(rocm) + _fp16_compat_flags(rocm, llvm, version) + kind_copts.get("hip", [])
-        kind_files["hip"] = rocm.files
-    cuda = ctx.attr.cuda[OffloadCudaInfo] if ctx.attr.cuda else None
-    if cuda and cuda.found:
-        kind_copts["cuda"] = _cuda_flags(cuda) + kind_copts.get("cuda", [])
-        kind_files["cuda"] = depset([cuda.ptxas] if cuda.ptxas else [], transitive = [cuda.files])
-        if cuda.ptxas:
-            ptxas = cuda.ptxas.path
+    sdks = {}
+    for sdk in _TOOLCHAIN_SDKS:
+        target = getattr(ctx.attr, sdk.name)
+        info = target[sdk.toolchain.provider] if target else None
+        sdks[sdk.name] = info
+        if info and info.found:
+            kind = sdk.toolchain.kind
+            add = sdk.toolchain.contribution(info, llvm, version)
+            kind_copts[kind] = add.copts + kind_copts.get(kind, [])
+            kind_files[kind] = add.files
+            if add.ptxas:
+                ptxas = add.ptxas
+    rocm = sdks.get("rocm")
     info = OffloadClangInfo(
         executable = executable,
         path = ctx.attr.path,
@@ -150,8 +113,9 @@ def _offload_clang_toolchain_impl(ctx):
         link_flags = link_flags,
         ptxas = ptxas,
         kind_files = kind_files,
+        sdks = sdks,
         rocm = rocm,
-        cuda = cuda,
+        cuda = sdks.get("cuda"),
         llvm = llvm,
         host_triple = (llvm.target_triple if llvm else "") or ctx.attr.host_triple,
         hip_wavefront_define = bool(rocm and rocm.found and rocm.wavefront_macro and
@@ -174,22 +138,10 @@ rules_offload_toolchains() (WORKSPACE) and the `offload` module extension
 Also accepted, not hermetic: clang as a label (a single file), or an absolute
 path (the machine's clang; the compiler's files are not action inputs, so
 keep it the same on every machine that shares a cache).""",
-    attrs = {
+    attrs = dict({
         "llvm": attr.label(
             doc = "An LLVM installation (offload_llvm, e.g. @offload_llvm//:llvm). Exclusive with clang and path.",
             providers = [OffloadLlvmInfo],
-            cfg = "exec",
-        ),
-        "rocm": attr.label(
-            doc = "A ROCm installation (offload_rocm, e.g. @offload_rocm//:rocm) for HIP: headers, " +
-                  "device libraries, the flags that point clang at them.",
-            providers = [OffloadRocmInfo],
-            cfg = "exec",
-        ),
-        "cuda": attr.label(
-            doc = "A CUDA installation (offload_cuda, e.g. @offload_cuda//:cuda): headers, libdevice, " +
-                  "ptxas for cubins.",
-            providers = [OffloadCudaInfo],
             cfg = "exec",
         ),
         "clang": attr.label(
@@ -228,7 +180,7 @@ keep it the same on every machine that shares a cache).""",
             doc = "Absolute path of ptxas. Without it, CUDA cubin targets (sm_XX in offload_package " +
                   "with an object type) fail at analysis; PTX targets (compute_XX) need none.",
         ),
-    },
+    }, **_SDK_ATTRS),
 )
 
 def find_offload_tool(ctx):

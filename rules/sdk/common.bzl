@@ -204,3 +204,7 @@ offload_{rule}(
     found = False,
 )
 """.format(rule = rule, defs = rules_offload_defs(), why = repr(why), loads = loads) + libraries)
+
+def no_workspace_attrs(offload):  # buildifier: disable=unused-variable
+    """An SDK's workspace_attrs (registry.bzl) when rules_offload_toolchains() passes it nothing."""
+    return {}

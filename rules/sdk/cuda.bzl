@@ -1,6 +1,7 @@
 """offload_cuda_repository: CUDA headers, libdevice, ptxas, fatbinary, nvlink and cudart."""
 
-load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "first_existing", "link", "link_shared_library", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "words", "write_not_found", "write_repository")
+load("//rules/private:providers.bzl", "OffloadCudaInfo")
+load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "first_existing", "link", "link_shared_library", "no_workspace_attrs", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "words", "write_not_found", "write_repository")
 load(":cuda_libraries.bzl", "CCCL_DEBIAN_PACKAGES", "CUDA_LIBRARIES", "CUFFT_STATIC_ERROR", "cuda_header_excludes")
 load(":libraries.bzl", "all_missing", "library_loads", "library_targets", "missing_text")
 load(":redist.bzl", "REDIST_ATTRS", "fetch_redist", "wants_redist")
@@ -193,4 +194,41 @@ repository still exists and says why, so that only CUDA targets fail.""",
     attrs = _ATTRS,
     environ = ["CUDA_PATH", "PATH"],
     configure = True,
+)
+
+# What the toolchain makes of an offload_cuda: CUDA's flags and files, ptxas.
+
+def _cuda_flags(cuda):
+    """CUDA flags for a CUDA installation (--ptxas-path goes to cubin compiles only)."""
+    return [
+        # As for ROCm: clang searches --cuda-path's include directory after
+        # /usr/include, where Debian's nvidia-cuda-dev puts CUDA's headers.
+        "-isystem",
+        cuda.root + "/include",
+        "--cuda-path=" + cuda.root,
+        # clang warns about every CUDA release newer or older than it knows.
+        "-Wno-unknown-cuda-version",
+    ]
+
+def _toolchain_contribution(cuda, llvm, version):  # buildifier: disable=unused-variable
+    return struct(
+        copts = _cuda_flags(cuda),
+        files = depset([cuda.ptxas] if cuda.ptxas else [], transitive = [cuda.files]),
+        ptxas = cuda.ptxas.path if cuda.ptxas else None,
+    )
+
+# This SDK for the registry (registry.bzl documents the fields).
+CUDA_SDK = struct(
+    name = "cuda",
+    repository_rule = offload_cuda_repository,
+    default_repository = "offload_cuda",
+    tag_attrs = REDIST_ATTRS,
+    workspace_attrs = no_workspace_attrs,
+    toolchain = struct(
+        provider = OffloadCudaInfo,
+        kind = "cuda",
+        doc = "A CUDA installation (offload_cuda, e.g. @offload_cuda//:cuda): headers, libdevice, " +
+              "ptxas for cubins.",
+        contribution = _toolchain_contribution,
+    ),
 )

@@ -1,6 +1,6 @@
 """offload_llvm_repository: LLVM (clang, lld, the resource directory and LLVM's shared libraries)."""
 
-load(":common.bzl", "ARCHIVE_ATTRS", "exists", "link", "list_dir", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "words", "write_repository")
+load(":common.bzl", "ARCHIVE_ATTRS", "exists", "link", "list_dir", "no_workspace_attrs", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "words", "write_repository")
 
 # Programs clang runs for the offload flows of these rules, linked when the
 # installation has them: lld links AMDGPU code objects (clang runs it from
@@ -232,4 +232,16 @@ or on `bazel sync --configure`.""",
     attrs = _ATTRS,
     environ = ["OFFLOAD_LLVM_PATH", "PATH"],
     configure = True,
+)
+
+# This SDK for the registry (registry.bzl documents the fields). No toolchain
+# attribute of its own: offload_clang_toolchain's llvm is the compiler itself,
+# exclusive with clang and path.
+LLVM_SDK = struct(
+    name = "llvm",
+    repository_rule = offload_llvm_repository,
+    default_repository = "offload_llvm",
+    tag_attrs = {"version": attr.string(default = "22")},
+    workspace_attrs = no_workspace_attrs,
+    toolchain = None,
 )

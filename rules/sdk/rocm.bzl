@@ -1,5 +1,6 @@
 """offload_rocm_repository: ROCm's HIP headers, device libraries and runtime."""
 
+load("//rules/private:providers.bzl", "OffloadRocmInfo")
 load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "first_existing", "link", "link_shared_library", "list_dir", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "write_not_found", "write_repository")
 load(":libraries.bzl", "all_missing", "library_loads", "library_targets")
 load(":rocm_libraries.bzl", "ROCM_DEVICE_CODE_LIBRARIES", "ROCM_HEADER_DIRS", "ROCM_LIBRARIES")
@@ -201,4 +202,72 @@ only HIP targets fail, at analysis time.""",
     attrs = _ATTRS,
     environ = ["ROCM_PATH"],
     configure = True,
+)
+
+# What the toolchain makes of an offload_rocm: HIP's flags and files.
+
+def _rocm_flags(rocm):
+    """HIP flags for a ROCm installation: paths from its label, ABI from its device libraries."""
+    flags = [
+        # clang searches --rocm-path's include directory after the system's
+        # (/usr/include): where the machine also has HIP there (Debian's
+        # libamdhip64-dev), clang would read those headers, not the declared
+        # ones. -isystem puts the declared ones first.
+        "-isystem",
+        rocm.root + "/include",
+        "--rocm-path=" + rocm.root,
+        "--hip-path=" + rocm.root,
+        "--rocm-device-lib-path=" + rocm.root + "/amdgcn/bitcode",
+    ]
+    if rocm.code_object_version:
+        # clang 22 defaults to code object version 6, whose device library
+        # (oclc_abi_version_600.bc) ROCm before 6.3 lacks.
+        flags.append("-mcode-object-version=%d" % rocm.code_object_version)
+    return flags
+
+def _fp16_compat_flags(rocm, llvm, version):
+    """Force-includes the ROCm repository's fp16 declarations where clang's HIP wrapper lacks them.
+
+    ROCm 5's hip_fp16.h (which rocPRIM, rocRAND and hipRAND include) calls
+    __llvm_amdgcn_rcp_f16, which it leaves to clang's wrapper to declare;
+    LLVM 22's does not. The header is the repository's (declared, an input of
+    every HIP compile); -DOFFLOAD_NO_HIP_FP16_COMPAT in copts turns it off.
+    A clang given by label or path has no record: LLVM 16 and older declare it.
+    """
+    if not rocm.fp16_compat_header:
+        return []
+    if llvm:
+        declares = llvm.hip_declares_rcp_f16
+    else:
+        major = version.split(".")[0]
+        declares = not major.isdigit() or int(major) <= 16
+    if declares:
+        return []
+    return ["-include", rocm.fp16_compat_header.path]
+
+def _toolchain_contribution(rocm, llvm, version):
+    return struct(
+        copts = _rocm_flags(rocm) + _fp16_compat_flags(rocm, llvm, version),
+        files = rocm.files,
+        ptxas = None,
+    )
+
+def _workspace_attrs(offload):
+    # The offload tool reads which processors ROCm's libraries have code for.
+    return {"offload": offload or "@offload_tool//:bin/offload"}
+
+# This SDK for the registry (registry.bzl documents the fields).
+ROCM_SDK = struct(
+    name = "rocm",
+    repository_rule = offload_rocm_repository,
+    default_repository = "offload_rocm",
+    tag_attrs = {},
+    workspace_attrs = _workspace_attrs,
+    toolchain = struct(
+        provider = OffloadRocmInfo,
+        kind = "hip",
+        doc = "A ROCm installation (offload_rocm, e.g. @offload_rocm//:rocm) for HIP: headers, " +
+              "device libraries, the flags that point clang at them.",
+        contribution = _toolchain_contribution,
+    ),
 )

@@ -44,7 +44,7 @@ func extensionLoader(calls *[]repoCall) *loader {
 	attr := starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
 		"string": none("string"), "string_list": none("string_list"), "bool": none("bool"),
 		"int": none("int"), "label": none("label"), "label_list": none("label_list"),
-		"string_dict": none("string_dict"),
+		"string_dict": none("string_dict"), "string_list_dict": none("string_list_dict"),
 	})
 	kwarg := func(kwargs []starlark.Tuple, name string) starlark.Value {
 		for _, kv := range kwargs {
@@ -90,8 +90,12 @@ func extensionLoader(calls *[]repoCall) *loader {
 			"repository_rule":  repositoryRule,
 			"module_extension": moduleExtension,
 			"tag_class":        none("tag_class"),
-			"Label":            none("Label"),
-			"json":             starlarkjson.Module,
+			// The SDK files name their providers and the toolchain's
+			// flags; neither runs in the extension.
+			"provider": none("provider"),
+			"depset":   none("depset"),
+			"Label":    none("Label"),
+			"json":     starlarkjson.Module,
 		},
 	}
 }
@@ -121,6 +125,9 @@ func module(tags map[string][]starlark.Value) starlark.Value {
 	for _, sdk := range []string{"llvm", "rocm", "cuda"} {
 		d[sdk] = starlark.NewList(tags[sdk])
 	}
+	for sdk, l := range tags {
+		d[sdk] = starlark.NewList(l) // an SDK of a test's own
+	}
 	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
 		"tags": starlarkstruct.FromStringDict(starlarkstruct.Default, d),
 	})
@@ -128,8 +135,16 @@ func module(tags map[string][]starlark.Value) starlark.Value {
 
 func runExtension(t *testing.T, modules ...starlark.Value) []string {
 	t.Helper()
+	return runExtensionIn(t, "", modules...)
+}
+
+// runExtensionIn runs the extension of the rules/ under root (repoRoot if "").
+func runExtensionIn(t *testing.T, root string, modules ...starlark.Value) []string {
+	t.Helper()
 	var calls []repoCall
-	g, err := extensionLoader(&calls).load("rules/extensions.bzl")
+	l := extensionLoader(&calls)
+	l.root = root
+	g, err := l.load("rules/extensions.bzl")
 	if err != nil {
 		t.Fatalf("loading rules/extensions.bzl: %v", err)
 	}

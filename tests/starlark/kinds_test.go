@@ -177,4 +177,8 @@ load(":sycl.bzl", "SYCL")`, 1)
 	if got := reg["KIND_NAMES"].String(); got != `["hip", "cuda", "openmp", "sycl"]` {
 		t.Errorf("KIND_NAMES = %s", got)
 	}
+
+	// Its SDK: one file in rules/sdk and a line in rules/sdk/registry.bzl.
+	addThrowawaySDK(t, root)
+	checkThrowawaySDK(t, root)
 }
