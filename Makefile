@@ -7,7 +7,7 @@ BIN := bin
 GAZELLE := github.com/bazelbuild/bazel-gazelle/cmd/gazelle@v0.45.0
 BUILDIFIER := github.com/bazelbuild/buildtools/buildifier@v0.0.0-20240918101019-be1c24cc9a44
 
-.PHONY: all build deps demo test lint gotest bazeltest bench bench-bazel gazelle fuzz gpu-bundle gpu-check
+.PHONY: all build deps demo test lint gotest bazeltest bench bench-bazel gazelle fuzz gpu-bundle gpu-check gpu-native-bundle
 
 all: build
 
@@ -63,3 +63,8 @@ gpu-bundle: deps build
 gpu-check: gpu-bundle
 	@if nvidia-smi -L >/dev/null 2>&1; then out/gpu-bundle/run.sh out/gpu-bundle; \
 	else out/gpu-bundle/run.sh --expect=no-device out/gpu-bundle; fi
+
+# What targets = ["native"] runs (nvptx-arch with libLLVM), packed to check on
+# a GPU machine that it names the GPU nvidia-smi reports (tests/gpu/README.md).
+gpu-native-bundle: deps
+	./tests/gpu/native_bundle.sh out/gpu-native
