@@ -3,6 +3,7 @@
 # the LLVM 22 tools (the oracle the tests compare against), clang 16 with
 # lld and its OpenMP offload runtime (the runtime the wrapper tests run on),
 # clang 14's tools (clang-offload-wrapper 14, the drop-in's oracle),
+# clang-tools-15 (clang-linker-wrapper-15, the LLVM 15 OpenMP registration reference),
 # LLVM 15's OpenMP runtime, unpacked in /opt/libomp-15 (tests/openmp),
 # clang and llvm 13, 15 and 19 (with 14, 16 and 22 the readers of the
 # wrapper bitcode version matrix: lib/ir, lib/wrapper, tests/openmp; clang-tools-19
@@ -19,7 +20,7 @@
 # (tests/bazel/clangd.sh opens offload sources with the rules' compile_commands.json).
 set -euo pipefail
 pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clangd-22 clang-16 clang-tools-16 lld-16 libomp-16-dev clang-tools-14
-      clang-13 llvm-13 llvm-14 clang-15 llvm-15 llvm-16 clang-19 llvm-19 clang-tools-19
+      clang-13 llvm-13 llvm-14 clang-15 clang-tools-15 llvm-15 llvm-16 clang-19 llvm-19 clang-tools-19
       libamdhip64-dev rocm-device-libs librocprim-dev librocrand-dev libhiprand-dev nvidia-cuda-toolkit g++-11
       bazel-bootstrap bazel-skylib nginx time xxhash
       bazel-bootstrap-source openjdk-17-jdk-headless)  # Bazel's remote worker, built with javac

@@ -57,14 +57,21 @@ func TestLLVM15RunsRegisteredOffloadBinaries(t *testing.T) {
 	if got := offloadingSection(t, filepath.Join(s.dir, "whole.o")); !bytes.HasPrefix(got, offloadBinaryMagic) {
 		t.Fatalf("whole.o does not register an OffloadBinary: .llvm.offloading starts % x", got[:min(len(got), 8)])
 	}
+	// The reference: LLVM 15's own pipeline (clang-linker-wrapper-15,
+	// from clang-tools-15) registers the OffloadBinary whole as well.
+	llvmtest.Need(t, "/usr/lib/llvm-15/bin/clang-linker-wrapper")
+	s.must("clang-15", append(omp, "target.c", "-o", "prog-llvm15", "-L"+llvm15Lib, "-Wl,-rpath,"+llvm15Lib)...)
+	registersWholeBinary(t, filepath.Join(s.dir, "prog-llvm15"))
 	for _, obj := range []string{"whole.o", "raw.o"} {
 		prog := "prog-" + obj[:len(obj)-2]
 		s.must("gcc", "-o", prog, "host.o", obj, "-L"+llvm15Lib, "-Wl,--no-as-needed", "-lomp", "-lomptarget", "-Wl,-rpath,"+llvm15Lib)
+	}
+	for _, prog := range []string{"prog-llvm15", "prog-whole", "prog-raw"} {
 		cmd := exec.Command("./" + prog)
 		cmd.Dir = s.dir
 		cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+llvm15Lib, "OMP_TARGET_OFFLOAD=MANDATORY")
 		if out, err := cmd.CombinedOutput(); err != nil || string(out) != wantRun {
-			t.Errorf("%s on libomptarget 15: %v, printed %q; want %q", obj, err, out, wantRun)
+			t.Errorf("%s on libomptarget 15: %v, printed %q; want %q", prog, err, out, wantRun)
 		}
 	}
 }
@@ -86,4 +93,34 @@ func offloadingSection(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// registersWholeBinary checks that the program's registered device image
+// (clang-linker-wrapper's .omp_offloading.device_image) is all of its
+// .llvm.offloading section and that the section is an OffloadBinary.
+func registersWholeBinary(t *testing.T, path string) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sec := f.Section(".llvm.offloading")
+	syms, err := f.Symbols()
+	if sec == nil || err != nil {
+		t.Fatalf("%s: no .llvm.offloading section or no symbols (%v)", path, err)
+	}
+	head := make([]byte, len(offloadBinaryMagic))
+	if _, err := sec.ReadAt(head, 0); err != nil || !bytes.Equal(head, offloadBinaryMagic) {
+		t.Fatalf("%s: .llvm.offloading starts % x, not an OffloadBinary (%v)", path, head, err)
+	}
+	for _, sym := range syms {
+		if sym.Name == ".omp_offloading.device_image" {
+			if sym.Value != sec.Addr || sym.Size != sec.Size {
+				t.Fatalf("%s: image at %#x+%#x, .llvm.offloading at %#x+%#x", path, sym.Value, sym.Size, sec.Addr, sec.Size)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s: no .omp_offloading.device_image symbol", path)
 }
