@@ -4,7 +4,7 @@
 # lld and its OpenMP offload runtime (the runtime the wrapper tests run on),
 # clang 14's tools (clang-offload-wrapper 14, the drop-in's oracle),
 # clang-tools-15 (clang-linker-wrapper-15, the LLVM 15 OpenMP registration reference),
-# LLVM 15's OpenMP runtime, unpacked in /opt/libomp-15 (tests/openmp),
+# LLVM 15's and 19's OpenMP runtimes, unpacked in /opt/libomp-N (tests/openmp),
 # clang and llvm 13, 15 and 19 (with 14, 16 and 22 the readers of the
 # wrapper bitcode version matrix: lib/ir, lib/wrapper, tests/openmp; clang-tools-19
 # for clang-linker-wrapper-19, the legacy CUDA and HIP registration's reference),
@@ -28,13 +28,16 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# LLVM 15's OpenMP runtime (tests/openmp runs clang-15's programs on it) is
-# unpacked, not installed: libomp-15-dev conflicts with libomp-16-dev.
-libomp15=/opt/libomp-15
-have15=$([ -e "$libomp15/usr/lib/llvm-15/lib/libomptarget.rtl.x86_64.so" ] && echo y || echo n)
-[ ${#missing[@]} -eq 0 ] && [ "$have15" = y ] && exit 0
+# LLVM 15's and 19's OpenMP runtimes (tests/openmp runs their clang's
+# programs on them) are unpacked, not installed: libomp-N-dev conflicts
+# with libomp-16-dev.
+unpack=()
+for v in 15 19; do
+  [ -e "/opt/libomp-$v/usr/lib/llvm-$v/lib/libomptarget.so" ] || unpack+=("$v")
+done
+[ ${#missing[@]} -eq 0 ] && [ ${#unpack[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
-  echo "install-deps: missing Debian packages: ${missing[*]} $([ "$have15" = y ] || echo "(and libomp-15-dev unpacked in $libomp15)") (run as root, or apt-get install them)" >&2
+  echo "install-deps: missing Debian packages: ${missing[*]}$([ ${#unpack[@]} -eq 0 ] || echo " and LLVM ${unpack[*]}'s libomp-dev (unpacked in /opt)") (run as root, or apt-get install them)" >&2
   exit 1
 fi
 
@@ -52,9 +55,9 @@ echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 [ ${#missing[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-if [ "$have15" = n ]; then
-  tmp=$(mktemp -d) && chmod 755 "$tmp"  # apt-get download runs as _apt
-  (cd "$tmp" && apt-get download -qq libomp-15-dev libomp5-15)
-  for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$libomp15"; done
+for v in "${unpack[@]}"; do
+  tmp=$(mktemp -d) && chmod 755 "$tmp" && { chown _apt "$tmp" 2>/dev/null || true; }  # apt-get download writes as _apt
+  (cd "$tmp" && apt-get download -qq "libomp-$v-dev" "libomp5-$v")
+  for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "/opt/libomp-$v"; done
   rm -rf "$tmp"
-fi
+done

@@ -148,8 +148,8 @@ def _wrap_flags(version):
 
     libomptarget of those releases reads the image's arch there, to choose
     the image that suits the GPU; each target's image is registered. Run
-    on libomptarget 15 and 16 (tests/openmp); 17-19 read it by their source
-    (docs/compatibility.md).
+    on libomptarget 15, 16 and 19 (tests/openmp); 17 and 18 are assumed
+    to read it as they do (docs/compatibility.md).
     """
     major = version.split(".")[0]
     if major.isdigit() and int(major) >= 15 and int(major) < 20:
