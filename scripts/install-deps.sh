@@ -3,6 +3,8 @@
 # the LLVM 22 tools (the oracle the tests compare against), clang 16 with
 # lld and its OpenMP offload runtime (the runtime the wrapper tests run on),
 # clang 14's tools (clang-offload-wrapper 14, the drop-in's oracle),
+# clang-tools-15 (clang-linker-wrapper-15, the LLVM 15 OpenMP registration reference),
+# LLVM 15's and 19's OpenMP runtimes, unpacked in /opt/libomp-N (tests/openmp),
 # clang and llvm 13, 15 and 19 (with 14, 16 and 22 the readers of the
 # wrapper bitcode version matrix: lib/ir, lib/wrapper, tests/openmp; clang-tools-19
 # for clang-linker-wrapper-19, the legacy CUDA and HIP registration's reference),
@@ -18,7 +20,7 @@
 # (tests/bazel/clangd.sh opens offload sources with the rules' compile_commands.json).
 set -euo pipefail
 pkgs=(clang-22 llvm-22 lld-22 clang-tools-22 clangd-22 clang-16 clang-tools-16 lld-16 libomp-16-dev clang-tools-14
-      clang-13 llvm-13 llvm-14 clang-15 llvm-15 llvm-16 clang-19 llvm-19 clang-tools-19
+      clang-13 llvm-13 llvm-14 clang-15 clang-tools-15 llvm-15 llvm-16 clang-19 llvm-19 clang-tools-19
       libamdhip64-dev rocm-device-libs librocprim-dev librocrand-dev libhiprand-dev nvidia-cuda-toolkit g++-11
       bazel-bootstrap bazel-skylib nginx time xxhash
       bazel-bootstrap-source openjdk-17-jdk-headless)  # Bazel's remote worker, built with javac
@@ -26,9 +28,16 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# LLVM 15's and 19's OpenMP runtimes (tests/openmp runs their clang's
+# programs on them) are unpacked, not installed: libomp-N-dev conflicts
+# with libomp-16-dev.
+unpack=()
+for v in 15 19; do
+  [ -e "/opt/libomp-$v/usr/lib/llvm-$v/lib/libomptarget.so" ] || unpack+=("$v")
+done
+[ ${#missing[@]} -eq 0 ] && [ ${#unpack[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
-  echo "install-deps: missing Debian packages: ${missing[*]} (run as root, or apt-get install them)" >&2
+  echo "install-deps: missing Debian packages: ${missing[*]}$([ ${#unpack[@]} -eq 0 ] || echo " and LLVM ${unpack[*]}'s libomp-dev (unpacked in /opt)") (run as root, or apt-get install them)" >&2
   exit 1
 fi
 
@@ -45,4 +54,10 @@ fi
 echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+[ ${#missing[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+for v in "${unpack[@]}"; do
+  tmp=$(mktemp -d) && chmod 755 "$tmp" && { chown _apt "$tmp" 2>/dev/null || true; }  # apt-get download writes as _apt
+  (cd "$tmp" && apt-get download -qq "libomp-$v-dev" "libomp5-$v")
+  for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "/opt/libomp-$v"; done
+  rm -rf "$tmp"
+done

@@ -147,7 +147,9 @@ def _wrap_flags(version):
     """LLVM 15-19 register each image as an OffloadBinary in .llvm.offloading.
 
     libomptarget of those releases reads the image's arch there, to choose
-    the image that suits the GPU; each target's image is registered.
+    the image that suits the GPU; each target's image is registered. Run
+    on libomptarget 15, 16 and 19 (tests/openmp); 17 and 18 are assumed
+    to read it as they do (docs/compatibility.md).
     """
     major = version.split(".")[0]
     if major.isdigit() and int(major) >= 15 and int(major) < 20:
