@@ -26,6 +26,9 @@ ran_locally() {
     grep -vE ' (internal|remote|remote cache hit)$' | tr -d '\n'
 }
 remote_bz() { (cd "$user" && bazel --output_base="$scratch/ob_remote" "$@"); }
+# The README workspace of H4 has the README's .bazelrc block; remote
+# execution adds the rbe config rules/README.md gives (examples/.bazelrc).
+grep -q '^build:rbe' "$user/.bazelrc" || grep '^build:rbe' "$root/examples/.bazelrc" >>"$user/.bazelrc"
 if addr=$("$root/tests/remote/worker.sh" up "$worker_dir" 2>"$scratch/worker_up.log"); then
   remote_flags=("${bazel_flags[@]}" --config=rbe --remote_executor="$addr")
   t0=$(date +%s)
