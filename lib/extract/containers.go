@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
@@ -19,16 +18,9 @@ import (
 )
 
 func (w *Walker) binaryBundle(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	es, err := bundle.ReadBinary(r, size)
-	if err != nil {
-		return err
-	}
-	for _, e := range es {
-		if err := w.entry(e.ID, e.Open(r), e.Size, where, depth, fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	return container.BinaryBundle(r, size, func(p container.Piece) error {
+		return w.entry(p.Name, p.Open(r), p.Size, where, depth, fn)
+	})
 }
 
 // maxText bounds text bundles, which are read into memory (they hold sources).
@@ -157,22 +149,9 @@ func (w *Walker) offloadImage(ob *offloadbin.Image, i int, where []string, depth
 }
 
 func (w *Walker) archive(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	rd, err := ar.NewReader(r, size)
-	if err != nil {
-		return err
-	}
-	for {
-		m, err := rd.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := w.any(m.Open(r), m.Size, with(where, m.Name), depth+1, fn); err != nil {
-			return err
-		}
-	}
+	return container.Archive(r, size, func(p container.Piece) error {
+		return w.any(p.Open(r), p.Size, with(where, p.Name), depth+1, fn)
+	})
 }
 
 // elf walks the sections that carry offload code: bundle sections (the

@@ -9,7 +9,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/bitcode"
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
@@ -23,17 +22,17 @@ import (
 
 func (w *walker) binaryBundle(n *Node, v view, depth int) {
 	n.Format = "bundle"
-	es, err := bundle.ReadBinary(v.r, v.size)
+	err := container.BinaryBundle(v.r, v.size, func(p container.Piece) error {
+		c := w.node(v.sub(p.Offset, p.Size), depth+1)
+		c.Name, c.Entry = p.Name, bundleEntry(p.Name)
+		n.Children = append(n.Children, c)
+		return nil
+	})
 	if err != nil {
 		fail(n, v, err)
 		return
 	}
-	n.Detail = fmt.Sprintf("%d entries", len(es))
-	for _, e := range es {
-		c := w.node(v.sub(e.Offset, e.Size), depth+1)
-		c.Name, c.Entry = e.ID, bundleEntry(e.ID)
-		n.Children = append(n.Children, c)
-	}
+	n.Detail = fmt.Sprintf("%d entries", len(n.Children))
 }
 
 // bundleEntry describes a bundle entry ID, as far as it parses.
@@ -143,23 +142,15 @@ func imageEntry(im *offloadbin.Image) *Entry {
 
 func (w *walker) archive(n *Node, v view, depth int) {
 	n.Format = "archive"
-	rd, err := ar.NewReader(v.r, v.size)
+	err := container.Archive(v.r, v.size, func(p container.Piece) error {
+		c := w.node(v.sub(p.Offset, p.Size), depth+1)
+		c.Name = p.Name
+		n.Children = append(n.Children, c)
+		return nil
+	})
 	if err != nil {
 		fail(n, v, err)
 		return
-	}
-	for {
-		m, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			fail(n, v, err)
-			return
-		}
-		c := w.node(v.sub(m.Offset, m.Size), depth+1)
-		c.Name = m.Name
-		n.Children = append(n.Children, c)
 	}
 	n.Detail = fmt.Sprintf("%d members", len(n.Children))
 }
