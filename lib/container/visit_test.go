@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/coffobj"
 )
 
 // pieces walks with walk and returns what it visited, each as name=bytes.
@@ -85,5 +87,28 @@ func TestVisitErrorStops(t *testing.T) {
 	err := Archive(bytes.NewReader(b), int64(len(b)), func(Piece) error { calls++; return stop })
 	if err != stop || calls != 1 {
 		t.Fatalf("got %v after %d calls; want the visitor's error after 1", err, calls)
+	}
+}
+
+// TestCOFFPieces: only .llvm.offloading* sections with contents in the
+// file are visited, in section order.
+func TestCOFFPieces(t *testing.T) {
+	names := []string{".text", ".llvm.offloading", ".llvm.offload", ".llvm.offloading$b", ".llvm.offloadingX"}
+	data := [][]byte{{0xc3}, []byte("one"), []byte("no"), []byte("two"), nil}
+	secs := make([]hostile.COFFSection, len(names))
+	for i, n := range names {
+		secs[i] = hostile.COFFSection{Name: n, Data: data[i]}
+	}
+	obj, _ := hostile.COFFObject(0x8664, 0, false, secs)
+	got, err := pieces(t, COFF, obj)
+	want := ".llvm.offloading=one .llvm.offloading$b=two"
+	if err != nil || strings.Join(got, " ") != want {
+		t.Fatalf("got %q, %v; want %q", got, err, want)
+	}
+	// A header cut short is coffobj's typed error.
+	_, err = pieces(t, COFF, obj[:10])
+	var fe *coffobj.FormatError
+	if !errors.As(err, &fe) {
+		t.Fatalf("truncated: got %v; want a *coffobj.FormatError", err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
-	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
@@ -185,25 +184,7 @@ func (w *Walker) elf(r io.ReaderAt, size int64, where []string, depth int, fn fu
 // coff walks a COFF object's .llvm.offloading* sections, where LLVM 22
 // looks for OffloadBinaries in COFF objects (they have no section types).
 func (w *Walker) coff(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	f, err := coffobj.Open(r, size, "")
-	if err != nil {
-		return err
-	}
-	secs, err := f.Sections()
-	if err != nil {
-		return err
-	}
-	for _, s := range secs {
-		if !strings.HasPrefix(s.Name, ".llvm.offloading") || s.Offset == 0 {
-			continue
-		}
-		sr, err := f.SectionReader(s)
-		if err != nil {
-			return err
-		}
-		if err := w.any(sr, s.Size, with(where, s.Name), depth+1, fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	return container.COFF(r, size, func(p container.Piece) error {
+		return w.any(p.Open(r), p.Size, with(where, p.Name), depth+1, fn)
+	})
 }

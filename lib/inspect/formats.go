@@ -213,27 +213,19 @@ func (w *walker) coff(n *Node, v view, depth int) {
 	if f.BigObj {
 		n.Detail = "COFF bigobj, " + coffobj.MachineName(f.Machine)
 	}
-	secs, err := f.Sections()
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
-	for _, s := range secs {
-		if !strings.HasPrefix(s.Name, ".llvm.offloading") || s.Offset == 0 {
-			continue
-		}
-		if _, err := f.SectionReader(s); err != nil {
-			fail(n, v, err)
-			return
-		}
-		c := w.node(v.sub(s.Offset, s.Size), depth+1)
-		c.Name = s.Name
+	err = container.COFFSections(f, func(p container.Piece) error {
+		c := w.node(v.sub(p.Offset, p.Size), depth+1)
+		c.Name = p.Name
 		if c.Detail == "" {
-			c.Detail = "section " + s.Name
+			c.Detail = "section " + p.Name
 		} else {
-			c.Detail = "section " + s.Name + ": " + c.Detail
+			c.Detail = "section " + p.Name + ": " + c.Detail
 		}
 		n.Children = append(n.Children, c)
+		return nil
+	})
+	if err != nil {
+		fail(n, v, err)
 	}
 }
 
