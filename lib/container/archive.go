@@ -22,7 +22,7 @@ func Archive(r io.ReaderAt, size int64, visit Visit) error {
 		if err != nil {
 			return err
 		}
-		if err := visit(Piece{Name: m.Name, Offset: m.Offset, Size: m.Size}); err != nil {
+		if err := visit(piece(r, Member, m.Name, m.Offset, m.Size)); err != nil {
 			return err
 		}
 	}

@@ -15,7 +15,7 @@ func BinaryBundle(r io.ReaderAt, size int64, visit Visit) error {
 		return err
 	}
 	for _, e := range es {
-		if err := visit(Piece{Name: e.ID, Offset: e.Offset, Size: e.Size}); err != nil {
+		if err := visit(piece(r, Entry, e.ID, e.Offset, e.Size)); err != nil {
 			return err
 		}
 	}

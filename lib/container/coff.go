@@ -30,10 +30,11 @@ func COFFSections(f *coffobj.File, visit Visit) error {
 		if !strings.HasPrefix(s.Name, ".llvm.offloading") || s.Offset == 0 {
 			continue
 		}
-		if _, err := f.SectionReader(s); err != nil {
+		sr, err := f.SectionReader(s)
+		if err != nil {
 			return err
 		}
-		if err := visit(Piece{Name: s.Name, Offset: s.Offset, Size: s.Size}); err != nil {
+		if err := visit(Piece{Kind: Section, Name: s.Name, Offset: s.Offset, Size: s.Size, Data: sr}); err != nil {
 			return err
 		}
 	}

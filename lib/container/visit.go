@@ -1,25 +1,50 @@
 package container
 
-import "io"
+import (
+	"io"
+	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/bundle"
+)
 
 // Piece is one part of a container that the walkers may look inside: an
-// archive member, a bundle entry, later a section or an image.
+// archive member, a bundle entry, a section.
 type Piece struct {
-	// Name is the archive member's name, the bundle entry's ID.
+	Kind Kind
+	// Name is the archive member's name, the bundle entry's ID or the
+	// section's name.
 	Name string
 	// Offset and Size place the piece in the container's bytes.
 	Offset, Size int64
+	// Data reads the piece as its format reads it (an ELF section of type
+	// SHT_NULL reads as empty, whatever its size says).
+	Data *io.SectionReader
 }
 
-// Open returns a reader over the piece in r, the container it is part of.
-func (p Piece) Open(r io.ReaderAt) *io.SectionReader {
-	return io.NewSectionReader(r, p.Offset, p.Size)
+// Kind says what a piece is.
+type Kind int
+
+const (
+	Member       Kind = iota // an ar archive member
+	Entry                    // a bundle entry; Name is its ID
+	Section                  // an object file's section
+	EntrySection             // an ELF section holding a bundle entry (__CLANG_OFFLOAD_BUNDLE__ID)
+	HostMarker               // an ELF bundle section of one zero byte: the object itself is the host entry
+)
+
+// EntryID is the bundle entry ID of an entry, entry section or host marker.
+func (p Piece) EntryID() string {
+	if p.Kind == Entry {
+		return p.Name
+	}
+	return strings.TrimPrefix(p.Name, bundle.Magic)
 }
 
 // Visit hears of each piece of a container, in order; an error stops the
 // walk and is returned as it is. inspect and extract both walk a format
 // through the one function in this package that parses it (its file:
-// archive.go, bundle.go), so a format's parsing and bounds are written once.
+// archive.go, bundle.go, coff.go, elf.go), so a format's parsing and which
+// of its parts are looked inside are written once.
 type Visit func(Piece) error
 
 // Walker is the shape of every format's walk: it parses the container in
@@ -27,3 +52,8 @@ type Visit func(Piece) error
 // typed error (with an offset into r) if the container is malformed. The
 // pieces visited before a malformed one are kept.
 type Walker func(r io.ReaderAt, size int64, visit Visit) error
+
+// piece is a piece whose data is its range of r.
+func piece(r io.ReaderAt, kind Kind, name string, off, size int64) Piece {
+	return Piece{Kind: kind, Name: name, Offset: off, Size: size, Data: io.NewSectionReader(r, off, size)}
+}

@@ -19,7 +19,7 @@ func pieces(t *testing.T, walk Walker, b []byte) ([]string, error) {
 	r := bytes.NewReader(b)
 	var got []string
 	err := walk(r, int64(len(b)), func(p Piece) error {
-		data, err := io.ReadAll(p.Open(r))
+		data, err := io.ReadAll(p.Data)
 		if err != nil {
 			t.Fatal(err)
 		}

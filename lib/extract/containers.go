@@ -2,23 +2,20 @@ package extract
 
 import (
 	"bytes"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/container"
-	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
 func (w *Walker) binaryBundle(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	return container.BinaryBundle(r, size, func(p container.Piece) error {
-		return w.entry(p.Name, p.Open(r), p.Size, where, depth, fn)
+		return w.entry(p.Name, p.Data, p.Size, where, depth, fn)
 	})
 }
 
@@ -149,42 +146,28 @@ func (w *Walker) offloadImage(ob *offloadbin.Image, i int, where []string, depth
 
 func (w *Walker) archive(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	return container.Archive(r, size, func(p container.Piece) error {
-		return w.any(p.Open(r), p.Size, with(where, p.Name), depth+1, fn)
+		return w.any(p.Data, p.Size, with(where, p.Name), depth+1, fn)
 	})
 }
 
 // elf walks the sections that carry offload code: bundle sections (the
 // host marker section is skipped), .hip_fatbin and .llvm.offloading.
 func (w *Walker) elf(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	f, err := elfobj.Open(r, size)
-	if err != nil {
-		return err
-	}
-	for _, s := range f.Sections {
-		if s.Type == uint32(elf.SHT_NOBITS) {
-			continue
+	return container.ELF(r, size, func(p container.Piece) error {
+		switch p.Kind {
+		case container.HostMarker:
+			return nil // the object itself is the host entry
+		case container.EntrySection:
+			return w.entry(p.EntryID(), p.Data, p.Size, where, depth, fn)
 		}
-		sr := f.SectionReader(s)
-		switch {
-		case strings.HasPrefix(s.Name, bundle.Magic):
-			if s.Size == 1 && bytes.Equal(headOf(sr, 1, 1), []byte{0}) {
-				continue // the object itself is the host entry
-			}
-			err = w.entry(strings.TrimPrefix(s.Name, bundle.Magic), sr, int64(s.Size), where, depth, fn)
-		case s.Type == elfobj.SHT_LLVM_OFFLOADING, s.Name == ".hip_fatbin", s.Name == ".nv_fatbin", strings.HasPrefix(s.Name, ".llvm.offloading"):
-			err = w.any(sr, int64(s.Size), with(where, s.Name), depth+1, fn)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		return w.any(p.Data, p.Size, with(where, p.Name), depth+1, fn)
+	})
 }
 
 // coff walks a COFF object's .llvm.offloading* sections, where LLVM 22
 // looks for OffloadBinaries in COFF objects (they have no section types).
 func (w *Walker) coff(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	return container.COFF(r, size, func(p container.Piece) error {
-		return w.any(p.Open(r), p.Size, with(where, p.Name), depth+1, fn)
+		return w.any(p.Data, p.Size, with(where, p.Name), depth+1, fn)
 	})
 }

@@ -163,38 +163,32 @@ func (w *walker) elf(n *Node, v view, depth int) {
 		return
 	}
 	n.Detail = elfDetail(f)
-	for _, s := range f.Sections {
-		if c := w.section(f, s, v, depth); c != nil {
-			n.Children = append(n.Children, c)
-		}
-	}
+	_ = container.ELFSections(f, func(p container.Piece) error {
+		n.Children = append(n.Children, w.section(p, v, depth))
+		return nil
+	})
 }
 
-// section describes the sections that carry offload code; others are nil.
-func (w *walker) section(f *elfobj.File, s elfobj.Section, v view, depth int) *Node {
-	offloading := s.Type == elfobj.SHT_LLVM_OFFLOADING
-	isBundle := strings.HasPrefix(s.Name, bundle.Magic)
-	fatbin := s.Name == ".hip_fatbin" || s.Name == ".nv_fatbin" || strings.HasPrefix(s.Name, ".llvm.offloading")
-	if !offloading && !isBundle && !fatbin || s.Type == uint32(elf.SHT_NOBITS) {
-		return nil
-	}
-	sv := v.sub(int64(s.Offset), int64(s.Size))
+// section describes a section that carries offload code.
+func (w *walker) section(p container.Piece, v view, depth int) *Node {
+	isBundle := p.Kind == container.EntrySection || p.Kind == container.HostMarker
+	sv := v.sub(p.Offset, p.Size)
 	var c *Node
 	switch {
-	case isBundle && s.Size == 1 && bytes.Equal(sv.head(1), []byte{0}):
+	case isBundle && p.Size == 1 && bytes.Equal(sv.head(1), []byte{0}):
 		c = &Node{Format: "host-marker", Offset: sv.base, Size: 1, Space: v.space, Detail: "the object itself is the host entry"}
 	default:
 		c = w.node(sv, depth+1)
 	}
-	c.Name = s.Name
+	c.Name = p.Name
 	if isBundle {
-		c.Entry = bundleEntry(strings.TrimPrefix(s.Name, bundle.Magic))
+		c.Entry = bundleEntry(p.EntryID())
 		c.Name = c.Entry.ID
 	}
 	if c.Detail == "" {
-		c.Detail = "section " + s.Name
+		c.Detail = "section " + p.Name
 	} else {
-		c.Detail = "section " + s.Name + ": " + c.Detail
+		c.Detail = "section " + p.Name + ": " + c.Detail
 	}
 	return c
 }
