@@ -62,15 +62,6 @@ func fillTargetID(e *Entry, triple, id string) {
 	}
 }
 
-func textBundleComment(head []byte) (string, bool) {
-	for _, c := range []string{"//", ";", "#"} {
-		if bytes.HasPrefix(head, []byte("\n"+c+" "+bundle.Magic+"__START__ ")) {
-			return c, true
-		}
-	}
-	return "", false
-}
-
 // maxTextBundle bounds the text bundles read whole (they are sources).
 const maxTextBundle = 64 << 20
 
