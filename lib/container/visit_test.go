@@ -112,3 +112,26 @@ func TestCOFFPieces(t *testing.T) {
 		t.Fatalf("truncated: got %v; want a *coffobj.FormatError", err)
 	}
 }
+
+// TestTextBundlePieces: entries come with their text; a bundle over the
+// caller's limit is a *TextTooLargeError before anything is read.
+func TestTextBundlePieces(t *testing.T) {
+	b := hostile.TextBundle([]string{"host-x86_64-unknown-linux-gnu-", "hip-amdgcn-amd-amdhsa--gfx906"}, [][]byte{[]byte("int h;\n"), []byte("int d;\n")})
+	f, comment := Recognise(b[:min(64, len(b))])
+	if f != FormatTextBundle {
+		t.Fatalf("not a text bundle: %q", b)
+	}
+	walk := func(max int64) Walker {
+		return func(r io.ReaderAt, size int64, visit Visit) error { return TextBundle(r, size, comment, max, visit) }
+	}
+	got, err := pieces(t, walk(1<<20), b)
+	want := "host-x86_64-unknown-linux-gnu-=int h;\n hip-amdgcn-amd-amdhsa--gfx906=int d;\n"
+	if err != nil || strings.Join(got, " ") != want {
+		t.Fatalf("got %q, %v; want %q", got, err, want)
+	}
+	got, err = pieces(t, walk(int64(len(b)-1)), b)
+	var big *TextTooLargeError
+	if !errors.As(err, &big) || big.Size != int64(len(b)) || len(got) != 0 {
+		t.Fatalf("over the limit: got %q, %v; want a *TextTooLargeError", got, err)
+	}
+}

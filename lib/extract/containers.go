@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,19 +22,9 @@ func (w *Walker) binaryBundle(r io.ReaderAt, size int64, where []string, depth i
 const maxText = 256 << 20
 
 func (w *Walker) textBundle(r io.ReaderAt, size int64, comment string, where []string, depth int, fn func(*Image) error) error {
-	if size > maxText {
-		return fmt.Errorf("text bundle of %d bytes is larger than the %d bytes supported", size, maxText)
-	}
-	es, err := bundle.ReadText(io.NewSectionReader(r, 0, size), comment)
-	if err != nil {
-		return err
-	}
-	for _, e := range es {
-		if err := w.entry(e.ID, bytes.NewReader(e.Data), int64(len(e.Data)), where, depth, fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	return container.TextBundle(r, size, comment, maxText, func(p container.Piece) error {
+		return w.entry(p.Name, p.Data, p.Size, where, depth, fn)
+	})
 }
 
 // compressed decompresses each CCOB (they may be concatenated, with zero

@@ -6,12 +6,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bitcode"
 	"github.com/rules-offload/rules_offload/lib/budget"
-	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/container"
@@ -67,20 +65,21 @@ const maxTextBundle = 64 << 20
 
 func (w *walker) textBundle(n *Node, v view, comment string, depth int) {
 	n.Format = "text-bundle"
-	if v.size > maxTextBundle {
-		n.Error = fmt.Sprintf("text bundle of %d bytes is larger than the %d bytes inspect reads", v.size, maxTextBundle)
+	err := container.TextBundle(v.r, v.size, comment, maxTextBundle, func(p container.Piece) error {
+		c := &Node{Format: "text", Name: p.Name, Size: p.Size, Space: v.space, Offset: -1, Entry: bundleEntry(p.Name)}
+		n.Children = append(n.Children, c)
+		return nil
+	})
+	var big *container.TextTooLargeError
+	if errors.As(err, &big) {
+		n.Error = fmt.Sprintf("text bundle of %d bytes is larger than the %d bytes inspect reads", big.Size, big.Max)
 		return
 	}
-	es, err := bundle.ReadText(io.NewSectionReader(v.r, 0, v.size), comment)
 	if err != nil {
 		fail(n, v, err)
 		return
 	}
-	n.Detail = fmt.Sprintf("%d entries, comment %q", len(es), comment)
-	for _, e := range es {
-		c := &Node{Format: "text", Name: e.ID, Size: int64(len(e.Data)), Space: v.space, Offset: -1, Entry: bundleEntry(e.ID)}
-		n.Children = append(n.Children, c)
-	}
+	n.Detail = fmt.Sprintf("%d entries, comment %q", len(n.Children), comment)
 }
 
 func (w *walker) offloadBinaries(n *Node, v view, depth int) {
