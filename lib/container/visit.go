@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
 // Piece is one part of a container that the walkers may look inside: an
@@ -19,6 +20,9 @@ type Piece struct {
 	// Data reads the piece as its format reads it (an ELF section of type
 	// SHT_NULL reads as empty, whatever its size says).
 	Data *io.SectionReader
+	// Image is an OffloadBinary's image, for Image pieces. Offset is then
+	// in the binary's bytes as read: its inflated copy if Image.Compressed.
+	Image *offloadbin.Image
 }
 
 // Kind says what a piece is.
@@ -30,6 +34,7 @@ const (
 	Section                  // an object file's section
 	EntrySection             // an ELF section holding a bundle entry (__CLANG_OFFLOAD_BUNDLE__ID)
 	HostMarker               // an ELF bundle section of one zero byte: the object itself is the host entry
+	Image                    // an OffloadBinary's image
 )
 
 // EntryID is the bundle entry ID of an entry, entry section or host marker.
@@ -43,7 +48,7 @@ func (p Piece) EntryID() string {
 // Visit hears of each piece of a container, in order; an error stops the
 // walk and is returned as it is. inspect and extract both walk a format
 // through the one function in this package that parses it (its file:
-// archive.go, bundle.go, coff.go, elf.go), so a format's parsing and which
+// archive.go, bundle.go, textbundle.go, coff.go, elf.go, offloadbin.go), so a format's parsing and which
 // of its parts are looked inside are written once.
 type Visit func(Piece) error
 

@@ -81,30 +81,18 @@ func (w *Walker) inflateRecord(r io.ReaderAt, off, size int64, where []string, d
 
 func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	var spilled []*os.File
-	opts := []offloadbin.Option{offloadbin.WithBudget(w.budget),
-		offloadbin.WithSpill(func() (*os.File, error) {
-			f, err := w.tempFile()
-			if err == nil {
-				spilled = append(spilled, f)
-			}
-			return f, err
-		})}
-	if w.refuseNested() {
-		// A compressed binary here is compressed data inside compressed
-		// data: refused from its header, before it is inflated.
-		opts = append(opts, offloadbin.RefuseCompressed())
+	spill := func() (*os.File, error) {
+		f, err := w.tempFile()
+		if err == nil {
+			spilled = append(spilled, f)
+		}
+		return f, err
 	}
-	ims, err := offloadbin.ReadAll(r, size, opts...)
-	if errors.Is(err, offloadbin.ErrCompressed) {
-		return fmt.Errorf("%w: %v", ErrNested, err)
-	}
+	err := container.OffloadBinaries(r, size, w.budget, spill, func(p container.Piece) error {
+		return w.offloadImage(p, where, depth, fn)
+	})
 	if err != nil {
 		return err
-	}
-	for i := range ims {
-		if err := w.offloadImage(&ims[i], i, where, depth, fn); err != nil {
-			return err
-		}
 	}
 	for _, f := range spilled {
 		w.release(f)
@@ -114,9 +102,9 @@ func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, dept
 
 // offloadImage hands on one image of an OffloadBinary, or walks it if it is
 // itself a container.
-func (w *Walker) offloadImage(ob *offloadbin.Image, i int, where []string, depth int, fn func(*Image) error) error {
-	label := fmt.Sprintf("image %d", i)
-	data := io.ReaderAt(ob.Open())
+func (w *Walker) offloadImage(p container.Piece, where []string, depth int, fn func(*Image) error) error {
+	ob, label := p.Image, p.Name
+	data := io.ReaderAt(p.Data)
 	head := headOf(data, ob.Size, 64)
 	if offloadbin.IsOffloadBinary(head) || bundle.IsBinary(head) || ccob.IsCompressed(head) {
 		if ob.Compressed {

@@ -88,31 +88,24 @@ func (w *walker) offloadBinaries(n *Node, v view, depth int) {
 	// spill files can go as soon as the binaries are parsed: disk use stays
 	// at one section's, not the input's.
 	defer w.temps.CloseFrom(w.temps.Len())
-	opts := []offloadbin.Option{offloadbin.WithBudget(w.budget), offloadbin.WithSpill(w.spill)}
-	if w.budget.Refuses(budget.Container) {
-		opts = append(opts, offloadbin.RefuseCompressed()) // found before inflating
-	}
-	ims, err := offloadbin.ReadAll(v.r, v.size, opts...)
-	if errors.Is(err, offloadbin.ErrCompressed) {
-		err = fmt.Errorf("%w: %v", budget.ErrNested, err)
-	}
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
-	n.Detail = fmt.Sprintf("%d images", len(ims))
-	for i := range ims {
-		im := &ims[i]
+	err := container.OffloadBinaries(v.r, v.size, w.budget, w.spill, func(p container.Piece) error {
+		im := p.Image
 		var c *Node
 		if im.Compressed {
 			c = &Node{Format: "data", Offset: im.Offset, Size: im.Size, Space: "inflated", Detail: "inside a compressed OffloadBinary"}
 		} else {
 			c = w.node(v.sub(im.Offset, im.Size), depth+1)
 		}
-		c.Name = fmt.Sprintf("image %d", i)
+		c.Name = p.Name
 		c.Entry = imageEntry(im)
 		n.Children = append(n.Children, c)
+		return nil
+	})
+	if err != nil {
+		fail(n, v, err)
+		return
 	}
+	n.Detail = fmt.Sprintf("%d images", len(n.Children))
 }
 
 func imageEntry(im *offloadbin.Image) *Entry {
