@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
@@ -23,6 +24,8 @@ type Piece struct {
 	// Image is an OffloadBinary's image, for Image pieces. Offset is then
 	// in the binary's bytes as read: its inflated copy if Image.Compressed.
 	Image *offloadbin.Image
+	// Fatbin is an NVIDIA fat binary's entry, for FatbinEntry pieces.
+	Fatbin *nvfatbin.Entry
 }
 
 // Kind says what a piece is.
@@ -35,6 +38,7 @@ const (
 	EntrySection             // an ELF section holding a bundle entry (__CLANG_OFFLOAD_BUNDLE__ID)
 	HostMarker               // an ELF bundle section of one zero byte: the object itself is the host entry
 	Image                    // an OffloadBinary's image
+	FatbinEntry              // an NVIDIA fat binary's entry
 )
 
 // EntryID is the bundle entry ID of an entry, entry section or host marker.
@@ -48,7 +52,7 @@ func (p Piece) EntryID() string {
 // Visit hears of each piece of a container, in order; an error stops the
 // walk and is returned as it is. inspect and extract both walk a format
 // through the one function in this package that parses it (its file:
-// archive.go, bundle.go, textbundle.go, coff.go, elf.go, offloadbin.go), so a format's parsing and which
+// archive.go, bundle.go, textbundle.go, coff.go, elf.go, offloadbin.go, nvfatbin.go), so a format's parsing and which
 // of its parts are looked inside are written once.
 type Visit func(Piece) error
 
