@@ -1,53 +1,30 @@
 package extract
 
 import (
-	"bytes"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
-	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
-	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/container"
-	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
 func (w *Walker) binaryBundle(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	es, err := bundle.ReadBinary(r, size)
-	if err != nil {
-		return err
-	}
-	for _, e := range es {
-		if err := w.entry(e.ID, e.Open(r), e.Size, where, depth, fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	return container.BinaryBundle(r, size, func(p container.Piece) error {
+		return w.entry(p.Name, p.Data, p.Size, where, depth, fn)
+	})
 }
 
 // maxText bounds text bundles, which are read into memory (they hold sources).
 const maxText = 256 << 20
 
 func (w *Walker) textBundle(r io.ReaderAt, size int64, comment string, where []string, depth int, fn func(*Image) error) error {
-	if size > maxText {
-		return fmt.Errorf("text bundle of %d bytes is larger than the %d bytes supported", size, maxText)
-	}
-	es, err := bundle.ReadText(io.NewSectionReader(r, 0, size), comment)
-	if err != nil {
-		return err
-	}
-	for _, e := range es {
-		if err := w.entry(e.ID, bytes.NewReader(e.Data), int64(len(e.Data)), where, depth, fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	return container.TextBundle(r, size, comment, maxText, func(p container.Piece) error {
+		return w.entry(p.Name, p.Data, p.Size, where, depth, fn)
+	})
 }
 
 // compressed decompresses each CCOB (they may be concatenated, with zero
@@ -104,30 +81,18 @@ func (w *Walker) inflateRecord(r io.ReaderAt, off, size int64, where []string, d
 
 func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	var spilled []*os.File
-	opts := []offloadbin.Option{offloadbin.WithBudget(w.budget),
-		offloadbin.WithSpill(func() (*os.File, error) {
-			f, err := w.tempFile()
-			if err == nil {
-				spilled = append(spilled, f)
-			}
-			return f, err
-		})}
-	if w.refuseNested() {
-		// A compressed binary here is compressed data inside compressed
-		// data: refused from its header, before it is inflated.
-		opts = append(opts, offloadbin.RefuseCompressed())
+	spill := func() (*os.File, error) {
+		f, err := w.tempFile()
+		if err == nil {
+			spilled = append(spilled, f)
+		}
+		return f, err
 	}
-	ims, err := offloadbin.ReadAll(r, size, opts...)
-	if errors.Is(err, offloadbin.ErrCompressed) {
-		return fmt.Errorf("%w: %v", ErrNested, err)
-	}
+	err := container.OffloadBinaries(r, size, w.budget, spill, func(p container.Piece) error {
+		return w.offloadImage(p, where, depth, fn)
+	})
 	if err != nil {
 		return err
-	}
-	for i := range ims {
-		if err := w.offloadImage(&ims[i], i, where, depth, fn); err != nil {
-			return err
-		}
 	}
 	for _, f := range spilled {
 		w.release(f)
@@ -137,9 +102,9 @@ func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, dept
 
 // offloadImage hands on one image of an OffloadBinary, or walks it if it is
 // itself a container.
-func (w *Walker) offloadImage(ob *offloadbin.Image, i int, where []string, depth int, fn func(*Image) error) error {
-	label := fmt.Sprintf("image %d", i)
-	data := io.ReaderAt(ob.Open())
+func (w *Walker) offloadImage(p container.Piece, where []string, depth int, fn func(*Image) error) error {
+	ob, label := p.Image, p.Name
+	data := io.ReaderAt(p.Data)
 	head := headOf(data, ob.Size, 64)
 	if offloadbin.IsOffloadBinary(head) || bundle.IsBinary(head) || ccob.IsCompressed(head) {
 		if ob.Compressed {
@@ -157,74 +122,29 @@ func (w *Walker) offloadImage(ob *offloadbin.Image, i int, where []string, depth
 }
 
 func (w *Walker) archive(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	rd, err := ar.NewReader(r, size)
-	if err != nil {
-		return err
-	}
-	for {
-		m, err := rd.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := w.any(m.Open(r), m.Size, with(where, m.Name), depth+1, fn); err != nil {
-			return err
-		}
-	}
+	return container.Archive(r, size, func(p container.Piece) error {
+		return w.any(p.Data, p.Size, with(where, p.Name), depth+1, fn)
+	})
 }
 
 // elf walks the sections that carry offload code: bundle sections (the
 // host marker section is skipped), .hip_fatbin and .llvm.offloading.
 func (w *Walker) elf(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	f, err := elfobj.Open(r, size)
-	if err != nil {
-		return err
-	}
-	for _, s := range f.Sections {
-		if s.Type == uint32(elf.SHT_NOBITS) {
-			continue
+	return container.ELF(r, size, func(p container.Piece) error {
+		switch p.Kind {
+		case container.HostMarker:
+			return nil // the object itself is the host entry
+		case container.EntrySection:
+			return w.entry(p.EntryID(), p.Data, p.Size, where, depth, fn)
 		}
-		sr := f.SectionReader(s)
-		switch {
-		case strings.HasPrefix(s.Name, bundle.Magic):
-			if s.Size == 1 && bytes.Equal(headOf(sr, 1, 1), []byte{0}) {
-				continue // the object itself is the host entry
-			}
-			err = w.entry(strings.TrimPrefix(s.Name, bundle.Magic), sr, int64(s.Size), where, depth, fn)
-		case s.Type == elfobj.SHT_LLVM_OFFLOADING, s.Name == ".hip_fatbin", s.Name == ".nv_fatbin", strings.HasPrefix(s.Name, ".llvm.offloading"):
-			err = w.any(sr, int64(s.Size), with(where, s.Name), depth+1, fn)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		return w.any(p.Data, p.Size, with(where, p.Name), depth+1, fn)
+	})
 }
 
 // coff walks a COFF object's .llvm.offloading* sections, where LLVM 22
 // looks for OffloadBinaries in COFF objects (they have no section types).
 func (w *Walker) coff(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	f, err := coffobj.Open(r, size, "")
-	if err != nil {
-		return err
-	}
-	secs, err := f.Sections()
-	if err != nil {
-		return err
-	}
-	for _, s := range secs {
-		if !strings.HasPrefix(s.Name, ".llvm.offloading") || s.Offset == 0 {
-			continue
-		}
-		sr, err := f.SectionReader(s)
-		if err != nil {
-			return err
-		}
-		if err := w.any(sr, s.Size, with(where, s.Name), depth+1, fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	return container.COFF(r, size, func(p container.Piece) error {
+		return w.any(p.Data, p.Size, with(where, p.Name), depth+1, fn)
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
@@ -19,23 +20,15 @@ import (
 // held: once to check them all and sum what they declare, once to hand
 // them on.
 func (w *Walker) nvFatbin(r io.ReaderAt, size int64, where []string, fn func(*Image) error) error {
-	declared := uint64(0)
-	err := nvfatbin.Scan(r, size, func(e *nvfatbin.Entry) error {
-		if e.Compressed {
-			declared += uint64(e.UncompressedSize)
-		}
-		return nil
-	})
+	declared, err := container.NVFatbinDeclared(r, size)
 	if err != nil {
 		return err
 	}
 	if err := w.budget.Check(declared); err != nil {
 		return fmt.Errorf("compressed fat binary entries: %w", err)
 	}
-	i := 0
-	return nvfatbin.Scan(r, size, func(e *nvfatbin.Entry) error {
-		i++
-		return w.nvEntry(r, e, with(where, fmt.Sprintf("entry %d", i-1)), fn)
+	return container.NVFatbin(r, size, func(p container.Piece) error {
+		return w.nvEntry(r, p.Fatbin, with(where, p.Name), fn)
 	})
 }
 

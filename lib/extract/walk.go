@@ -14,14 +14,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
-	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
-	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/shown"
 	"github.com/rules-offload/rules_offload/lib/targetid"
@@ -168,25 +165,23 @@ func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn fu
 	}
 	head := headOf(r, size, 64)
 	var err error
-	switch {
-	case ccob.IsCompressed(head):
+	switch format, comment := container.Recognise(head); format {
+	case container.FormatCCOB:
 		err = w.compressed(r, size, where, depth, fn)
-	case bundle.IsBinary(head):
+	case container.FormatBundle:
 		err = w.binaryBundle(r, size, where, depth, fn)
-	case offloadbin.IsOffloadBinary(head):
+	case container.FormatOffloadBinary:
 		err = w.offloadBinaries(r, size, where, depth, fn)
-	case nvfatbin.IsFatbin(head):
+	case container.FormatNVFatbin:
 		err = w.nvFatbin(r, size, where, fn)
-	case elfobj.IsELF(head):
+	case container.FormatELF:
 		err = w.elf(r, size, where, depth, fn)
-	case bytes.HasPrefix(head, []byte(ar.Magic)):
+	case container.FormatArchive:
 		err = w.archive(r, size, where, depth, fn)
-	case coffobj.IsObjectWithMachine(head):
+	case container.FormatCOFF:
 		err = w.coff(r, size, where, depth, fn)
-	default:
-		if c, ok := textComment(head); ok {
-			err = w.textBundle(r, size, c, where, depth, fn)
-		}
+	case container.FormatTextBundle:
+		err = w.textBundle(r, size, comment, where, depth, fn)
 	}
 	var we *walkError
 	if err != nil && !errors.As(err, &we) {
@@ -218,15 +213,6 @@ func headOf(r io.ReaderAt, size int64, n int) []byte {
 	b := make([]byte, n)
 	k, _ := r.ReadAt(b, 0)
 	return b[:k]
-}
-
-func textComment(head []byte) (string, bool) {
-	for _, c := range []string{"//", ";", "#"} {
-		if bytes.HasPrefix(head, []byte("\n"+c+" "+bundle.Magic+"__START__ ")) {
-			return c, true
-		}
-	}
-	return "", false
 }
 
 func with(where []string, s string) []string {

@@ -6,13 +6,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/bitcode"
 	"github.com/rules-offload/rules_offload/lib/budget"
-	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/container"
@@ -23,17 +20,17 @@ import (
 
 func (w *walker) binaryBundle(n *Node, v view, depth int) {
 	n.Format = "bundle"
-	es, err := bundle.ReadBinary(v.r, v.size)
+	err := container.BinaryBundle(v.r, v.size, func(p container.Piece) error {
+		c := w.node(v.sub(p.Offset, p.Size), depth+1)
+		c.Name, c.Entry = p.Name, bundleEntry(p.Name)
+		n.Children = append(n.Children, c)
+		return nil
+	})
 	if err != nil {
 		fail(n, v, err)
 		return
 	}
-	n.Detail = fmt.Sprintf("%d entries", len(es))
-	for _, e := range es {
-		c := w.node(v.sub(e.Offset, e.Size), depth+1)
-		c.Name, c.Entry = e.ID, bundleEntry(e.ID)
-		n.Children = append(n.Children, c)
-	}
+	n.Detail = fmt.Sprintf("%d entries", len(n.Children))
 }
 
 // bundleEntry describes a bundle entry ID, as far as it parses.
@@ -63,34 +60,26 @@ func fillTargetID(e *Entry, triple, id string) {
 	}
 }
 
-func textBundleComment(head []byte) (string, bool) {
-	for _, c := range []string{"//", ";", "#"} {
-		if bytes.HasPrefix(head, []byte("\n"+c+" "+bundle.Magic+"__START__ ")) {
-			return c, true
-		}
-	}
-	return "", false
-}
-
 // maxTextBundle bounds the text bundles read whole (they are sources).
 const maxTextBundle = 64 << 20
 
 func (w *walker) textBundle(n *Node, v view, comment string, depth int) {
 	n.Format = "text-bundle"
-	if v.size > maxTextBundle {
-		n.Error = fmt.Sprintf("text bundle of %d bytes is larger than the %d bytes inspect reads", v.size, maxTextBundle)
+	err := container.TextBundle(v.r, v.size, comment, maxTextBundle, func(p container.Piece) error {
+		c := &Node{Format: "text", Name: p.Name, Size: p.Size, Space: v.space, Offset: -1, Entry: bundleEntry(p.Name)}
+		n.Children = append(n.Children, c)
+		return nil
+	})
+	var big *container.TextTooLargeError
+	if errors.As(err, &big) {
+		n.Error = fmt.Sprintf("text bundle of %d bytes is larger than the %d bytes inspect reads", big.Size, big.Max)
 		return
 	}
-	es, err := bundle.ReadText(io.NewSectionReader(v.r, 0, v.size), comment)
 	if err != nil {
 		fail(n, v, err)
 		return
 	}
-	n.Detail = fmt.Sprintf("%d entries, comment %q", len(es), comment)
-	for _, e := range es {
-		c := &Node{Format: "text", Name: e.ID, Size: int64(len(e.Data)), Space: v.space, Offset: -1, Entry: bundleEntry(e.ID)}
-		n.Children = append(n.Children, c)
-	}
+	n.Detail = fmt.Sprintf("%d entries, comment %q", len(n.Children), comment)
 }
 
 func (w *walker) offloadBinaries(n *Node, v view, depth int) {
@@ -99,31 +88,24 @@ func (w *walker) offloadBinaries(n *Node, v view, depth int) {
 	// spill files can go as soon as the binaries are parsed: disk use stays
 	// at one section's, not the input's.
 	defer w.temps.CloseFrom(w.temps.Len())
-	opts := []offloadbin.Option{offloadbin.WithBudget(w.budget), offloadbin.WithSpill(w.spill)}
-	if w.budget.Refuses(budget.Container) {
-		opts = append(opts, offloadbin.RefuseCompressed()) // found before inflating
-	}
-	ims, err := offloadbin.ReadAll(v.r, v.size, opts...)
-	if errors.Is(err, offloadbin.ErrCompressed) {
-		err = fmt.Errorf("%w: %v", budget.ErrNested, err)
-	}
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
-	n.Detail = fmt.Sprintf("%d images", len(ims))
-	for i := range ims {
-		im := &ims[i]
+	err := container.OffloadBinaries(v.r, v.size, w.budget, w.spill, func(p container.Piece) error {
+		im := p.Image
 		var c *Node
 		if im.Compressed {
 			c = &Node{Format: "data", Offset: im.Offset, Size: im.Size, Space: "inflated", Detail: "inside a compressed OffloadBinary"}
 		} else {
 			c = w.node(v.sub(im.Offset, im.Size), depth+1)
 		}
-		c.Name = fmt.Sprintf("image %d", i)
+		c.Name = p.Name
 		c.Entry = imageEntry(im)
 		n.Children = append(n.Children, c)
+		return nil
+	})
+	if err != nil {
+		fail(n, v, err)
+		return
 	}
+	n.Detail = fmt.Sprintf("%d images", len(n.Children))
 }
 
 func imageEntry(im *offloadbin.Image) *Entry {
@@ -143,23 +125,15 @@ func imageEntry(im *offloadbin.Image) *Entry {
 
 func (w *walker) archive(n *Node, v view, depth int) {
 	n.Format = "archive"
-	rd, err := ar.NewReader(v.r, v.size)
+	err := container.Archive(v.r, v.size, func(p container.Piece) error {
+		c := w.node(v.sub(p.Offset, p.Size), depth+1)
+		c.Name = p.Name
+		n.Children = append(n.Children, c)
+		return nil
+	})
 	if err != nil {
 		fail(n, v, err)
 		return
-	}
-	for {
-		m, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			fail(n, v, err)
-			return
-		}
-		c := w.node(v.sub(m.Offset, m.Size), depth+1)
-		c.Name = m.Name
-		n.Children = append(n.Children, c)
 	}
 	n.Detail = fmt.Sprintf("%d members", len(n.Children))
 }
@@ -172,38 +146,32 @@ func (w *walker) elf(n *Node, v view, depth int) {
 		return
 	}
 	n.Detail = elfDetail(f)
-	for _, s := range f.Sections {
-		if c := w.section(f, s, v, depth); c != nil {
-			n.Children = append(n.Children, c)
-		}
-	}
+	_ = container.ELFSections(f, func(p container.Piece) error {
+		n.Children = append(n.Children, w.section(p, v, depth))
+		return nil
+	})
 }
 
-// section describes the sections that carry offload code; others are nil.
-func (w *walker) section(f *elfobj.File, s elfobj.Section, v view, depth int) *Node {
-	offloading := s.Type == elfobj.SHT_LLVM_OFFLOADING
-	isBundle := strings.HasPrefix(s.Name, bundle.Magic)
-	fatbin := s.Name == ".hip_fatbin" || s.Name == ".nv_fatbin" || strings.HasPrefix(s.Name, ".llvm.offloading")
-	if !offloading && !isBundle && !fatbin || s.Type == uint32(elf.SHT_NOBITS) {
-		return nil
-	}
-	sv := v.sub(int64(s.Offset), int64(s.Size))
+// section describes a section that carries offload code.
+func (w *walker) section(p container.Piece, v view, depth int) *Node {
+	isBundle := p.Kind == container.EntrySection || p.Kind == container.HostMarker
+	sv := v.sub(p.Offset, p.Size)
 	var c *Node
 	switch {
-	case isBundle && s.Size == 1 && bytes.Equal(sv.head(1), []byte{0}):
+	case isBundle && p.Size == 1 && bytes.Equal(sv.head(1), []byte{0}):
 		c = &Node{Format: "host-marker", Offset: sv.base, Size: 1, Space: v.space, Detail: "the object itself is the host entry"}
 	default:
 		c = w.node(sv, depth+1)
 	}
-	c.Name = s.Name
+	c.Name = p.Name
 	if isBundle {
-		c.Entry = bundleEntry(strings.TrimPrefix(s.Name, bundle.Magic))
+		c.Entry = bundleEntry(p.EntryID())
 		c.Name = c.Entry.ID
 	}
 	if c.Detail == "" {
-		c.Detail = "section " + s.Name
+		c.Detail = "section " + p.Name
 	} else {
-		c.Detail = "section " + s.Name + ": " + c.Detail
+		c.Detail = "section " + p.Name + ": " + c.Detail
 	}
 	return c
 }
@@ -222,27 +190,19 @@ func (w *walker) coff(n *Node, v view, depth int) {
 	if f.BigObj {
 		n.Detail = "COFF bigobj, " + coffobj.MachineName(f.Machine)
 	}
-	secs, err := f.Sections()
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
-	for _, s := range secs {
-		if !strings.HasPrefix(s.Name, ".llvm.offloading") || s.Offset == 0 {
-			continue
-		}
-		if _, err := f.SectionReader(s); err != nil {
-			fail(n, v, err)
-			return
-		}
-		c := w.node(v.sub(s.Offset, s.Size), depth+1)
-		c.Name = s.Name
+	err = container.COFFSections(f, func(p container.Piece) error {
+		c := w.node(v.sub(p.Offset, p.Size), depth+1)
+		c.Name = p.Name
 		if c.Detail == "" {
-			c.Detail = "section " + s.Name
+			c.Detail = "section " + p.Name
 		} else {
-			c.Detail = "section " + s.Name + ": " + c.Detail
+			c.Detail = "section " + p.Name + ": " + c.Detail
 		}
 		n.Children = append(n.Children, c)
+		return nil
+	})
+	if err != nil {
+		fail(n, v, err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 )
 
@@ -16,9 +17,9 @@ func (w *walker) nvFatbin(n *Node, v view, depth int) {
 	// Entries are read one at a time; those before a damaged one are still
 	// described, and past maxDescribed they are only counted.
 	i := 0
-	err := nvfatbin.Scan(v.r, v.size, func(e *nvfatbin.Entry) error {
+	err := container.NVFatbin(v.r, v.size, func(p container.Piece) error {
 		if i < maxDescribed {
-			w.nvEntry(n, v, e, i, depth)
+			w.nvEntry(n, v, p.Fatbin, i, depth)
 		}
 		i++
 		return nil

@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,11 +10,9 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bitcode"
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
-	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
-	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
 
@@ -124,28 +121,28 @@ func (w *walker) node(v view, depth int) *Node {
 		return n
 	}
 	head := v.head(64)
-	switch {
-	case v.size == 0:
+	if v.size == 0 {
 		n.Format = "empty"
-	case ccob.IsCompressed(head):
+		return n
+	}
+	switch format, comment := container.Recognise(head); format {
+	case container.FormatCCOB:
 		return w.compressedSeq(n, v, depth)
-	case bundle.IsBinary(head):
+	case container.FormatBundle:
 		w.binaryBundle(n, v, depth)
-	case offloadbin.IsOffloadBinary(head):
+	case container.FormatOffloadBinary:
 		w.offloadBinaries(n, v, depth)
-	case nvfatbin.IsFatbin(head):
+	case container.FormatNVFatbin:
 		w.nvFatbin(n, v, depth)
-	case elfobj.IsELF(head):
+	case container.FormatELF:
 		w.elf(n, v, depth)
-	case bytes.HasPrefix(head, []byte(ar.Magic)):
+	case container.FormatArchive:
 		w.archive(n, v, depth)
-	case coffobj.IsObjectWithMachine(head):
+	case container.FormatCOFF:
 		w.coff(n, v, depth)
+	case container.FormatTextBundle:
+		w.textBundle(n, v, comment, depth)
 	default:
-		if comment, ok := textBundleComment(head); ok {
-			w.textBundle(n, v, comment, depth)
-			return n
-		}
 		n.Format, n.Detail = leafKind(v.head(4096))
 		if n.Format == "bitcode" {
 			bitcodeModules(n, v)
