@@ -2,7 +2,7 @@
 
 #include <hip/hip_runtime.h>
 
-#include "device_math.h"
+#include "hip/device_math.h"  // workspace-relative, as in a cc_library
 
 __global__ void SaxpyKernel(float a, const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

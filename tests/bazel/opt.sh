@@ -82,6 +82,7 @@ if bz build "${bazel_flags[@]}" -c opt "${opt_libs[@]}" >"$scratch/opt.log" 2>&1
       lib=${lib%%:*}
       cuid=$(opt_cuid "@rules_offload_examples//$kind:$lib")
       (cd "$execroot" && clang++-22 -fgpu-rdc --offload-new-driver -O2 -c "${lang[@]}" -cuid="$cuid" \
+        -iquote external/rules_offload_examples \
         "external/rules_offload_examples/$kind/$src.$ext" -o "$dir/$lib.o") >>"$dir/err" 2>&1 || opt_why+=" clang $kind $lib"
       objs+=("$lib.o")
     done
