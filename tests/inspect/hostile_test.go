@@ -240,10 +240,15 @@ func TestSignalRemovesTemporaryFiles(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Signal as soon as the output's temporary file exists.
+		// Signal as soon as the output's temporary file exists. Poll by
+		// time, not by count: on a fast machine a fixed number of polls
+		// ended before the process had started (CI, stop 34).
 		var tmps []string
-		for i := 0; i < 20000 && len(tmps) == 0; i++ {
+		for deadline := time.Now().Add(60 * time.Second); len(tmps) == 0 && time.Now().Before(deadline); {
 			tmps, _ = filepath.Glob(filepath.Join(dir, "out", ".*.tmp*"))
+			if len(tmps) == 0 {
+				time.Sleep(time.Millisecond)
+			}
 		}
 		if len(tmps) == 0 {
 			cmd.Process.Kill()
