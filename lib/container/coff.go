@@ -19,14 +19,17 @@ func COFF(r io.ReaderAt, size int64, visit Visit) error {
 }
 
 // COFFSections is COFF for an object already opened (inspect describes its
-// header first). A section whose contents lie past the end of the file
-// stops the walk with coffobj's error.
+// header first). As in LLVM 22's extractOffloadBinaries, a section's name
+// is resolved, and its contents checked, only when the walk reaches it:
+// a name that cannot be resolved, or contents past the end of the file,
+// stop the walk with coffobj's error after the sections before it were
+// visited.
 func COFFSections(f *coffobj.File, visit Visit) error {
-	secs, err := f.Sections()
-	if err != nil {
-		return err
-	}
-	for _, s := range secs {
+	for i := range f.NumSections {
+		s, err := f.Section(i)
+		if err != nil {
+			return err
+		}
 		if !strings.HasPrefix(s.Name, ".llvm.offloading") || s.Offset == 0 {
 			continue
 		}

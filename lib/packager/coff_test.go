@@ -73,6 +73,10 @@ func TestScanCOFFErrors(t *testing.T) {
 	copy(badName[coffobj.HeaderSize:], "/4x")
 	farName := bytes.Clone(good)
 	copy(farName[coffobj.HeaderSize:], "/999")
+	// Sections are searched in order, a name resolved when reached: a bad
+	// package comes before a later section's bad name, as in LLVM 22.
+	badThenName := coffObject(0x8664, 0, false, []coffSection{{".llvm.offloading", two[:60]}, {".text", []byte{0xc3}}})
+	copy(badThenName[coffobj.HeaderSize+coffobj.SectionSize:], "/4x\x00")
 	for _, tc := range []struct {
 		name string
 		in   []byte
@@ -87,6 +91,7 @@ func TestScanCOFFErrors(t *testing.T) {
 		{"unterminated string table", good[:len(good)-1], offloadbin.ErrFormat, "string table empty"},
 		{"bad name", badName, offloadbin.ErrFormat, "invalid section name"},
 		{"bad binary", coffObject(0x8664, 0, false, []coffSection{{".llvm.offloading", two[:60]}}), offloadbin.ErrFormat, ""},
+		{"bad binary before a bad name", badThenName, offloadbin.ErrFormat, ""},
 	} {
 		_, err := scanBytes(tc.in, "x.obj")
 		var worded interface{ LLVMMessage() string }
@@ -95,6 +100,8 @@ func TestScanCOFFErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		case tc.llvm != "" && (!errors.As(err, &worded) || worded.LLVMMessage() != tc.llvm):
 			t.Errorf("%s: %v does not carry LLVM's message %q", tc.name, err, tc.llvm)
+		case tc.llvm == "" && errors.As(err, &worded):
+			t.Errorf("%s: %v carries the message %q, want LLVM's generic one", tc.name, err, worded.LLVMMessage())
 		}
 	}
 }

@@ -104,6 +104,8 @@ func TestScan(t *testing.T) {
 		{"elf wrong type", otherType, nil},
 		{"archive", lib, []string{"x.o", "x.o", "raw.bin", "raw.bin"}},
 		{"nested archive", nested, []string{"x.o", "x.o", "raw.bin", "raw.bin"}},
+		// Member names are labels only, not paths.
+		{"member named outside", archive(t, map[string][]byte{"../up.o": two}, "../up.o"), []string{"../up.o", "../up.o"}},
 		{"text", []byte("hello"), nil},
 		{"empty", nil, nil},
 	} {
@@ -170,6 +172,7 @@ func FuzzScan(f *testing.F) {
 	f.Add(two)
 	f.Add(minimalELF(two, 0x6fff4c0b))
 	f.Add(archive(f, map[string][]byte{"x.o": minimalELF(two, 0x6fff4c0b), "raw": two}, "x.o", "raw"))
+	f.Add(coffObject(0x8664, 0, false, []coffSection{{".llvm.offloading", two}, {".text", []byte{0xc3}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		found, err := Scan(bytes.NewReader(b), int64(len(b)), "in", offloadbin.WithMaxInflatedSize(1<<20))
 		if err != nil {

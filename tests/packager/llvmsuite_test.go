@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
+	"github.com/rules-offload/rules_offload/lib/ar"
 )
 
 // sides holds the directories of one comparison: in/ for inputs both
@@ -501,13 +502,13 @@ func TestLLVMSuiteObjdumpInputs(t *testing.T) {
 // one more metadata key, which no image has, so nothing is written.
 // Without it both images match one file: a warning, and the last wins.
 func TestLLVMSuiteArchiveMembers(t *testing.T) {
-	ar := llvmtest.Tool(t, "llvm-ar-22")
+	llvmAr := llvmtest.Tool(t, "llvm-ar-22")
 	s := newSides(t)
 	a, b := s.in("contentA", []byte("aaaa\n")), s.in("contentB", []byte("bbbb\n"))
 	meta := "triple=x-y-z,arch=gfx90a,kind=openmp"
 	s.both("-o", "../in/a.o", "--image=file="+a+","+meta)
 	s.both("-o", "../in/b.o", "--image=file="+b+","+meta)
-	llvmtest.Run(t, filepath.Join(s.root, "in"), ar, "rcs", "lib.a", "a.o", "b.o")
+	llvmtest.Run(t, filepath.Join(s.root, "in"), llvmAr, "rcs", "lib.a", "a.o", "b.o")
 	s.both("../in/lib.a", "--image=member=a.o,"+meta+",file=outA")
 	if f := s.sameFiles(); len(f) != 0 {
 		t.Fatalf("member= (a metadata key in 22.1.8) matched: %q", keys(f))
@@ -519,6 +520,26 @@ func TestLLVMSuiteArchiveMembers(t *testing.T) {
 	if f := s.sameFiles(); f["both"] != "bbbb\n" {
 		t.Fatalf("'both' holds %q, want the last member's image", f["both"])
 	}
+
+	// Member names are labels only: one that is no local path is searched
+	// too, and names its image's member in an --archive output.
+	pkg := llvmtest.ReadFile(t, filepath.Join(s.root, "in", "b.o"))
+	up := s.in("up.a", archiveOf(t, "../up.o", pkg))
+	s.both(up, "--archive", "--image="+meta+",file=up-out.a")
+	if f := s.sameFiles(); !strings.Contains(f["up-out.a"], "../up.o/") {
+		t.Fatalf("up-out.a has no member ../up.o: %q", f["up-out.a"])
+	}
+}
+
+// archiveOf is a GNU archive of one member, written by lib/ar (llvm-ar
+// keeps only the base names of the files it is given).
+func archiveOf(t *testing.T, name string, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := ar.WriteArchive(&b, []ar.WriterMember{{Name: name, Size: int64(len(data)), Data: bytes.NewReader(data)}}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // coffYAML is a COFF object for machine with a .text section and one
@@ -619,6 +640,13 @@ func TestLLVMSuiteCOFF(t *testing.T) {
 		copy(c[offloading:offloading+8], n+strings.Repeat("\x00", 8-len(n)))
 		return c
 	}
+	// Names are resolved as the search reaches them (as are contents): a
+	// damaged package is found before a bad name in the section after it.
+	if (offloading-20)/40+1 >= sections {
+		t.Fatal("clang-22's COFF object has no section after .llvm.offloading")
+	}
+	shortThenBadName := patch(offloading+16, 40)
+	copy(shortThenBadName[offloading+40:offloading+48], "/4x\x00\x00\x00\x00\x00")
 	for _, c := range []struct {
 		name string
 		in   []byte
@@ -631,6 +659,7 @@ func TestLLVMSuiteCOFF(t *testing.T) {
 		{"name not a number", named("/4x"), "invalid section name"},
 		{"name past the string table", named("/99999"), "The end of the file was unexpectedly encountered"},
 		{"short package", patch(offloading+16, 40), "Invalid data was encountered while parsing the file"},
+		{"short package before a bad name", shortThenBadName, "Invalid data was encountered while parsing the file"},
 	} {
 		obj := s.in(strings.ReplaceAll(c.name, " ", "_")+".obj", c.in)
 		if r := s.both(obj, "--image=file=none.out"); r.Code != 1 || r.Stderr != "llvm-offload-binary: error: "+c.want+"\n" {
