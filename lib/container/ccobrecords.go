@@ -115,29 +115,32 @@ func (rec *CCOBRecord) decode() error {
 		return rec.failed(err)
 	}
 	keep := &prefixWriter{max: rec.opt.Prefix}
-	_, used, check, err := ccob.DecompressDeferred(keep, rec.src, rec.src.Size(), opt)
-	if err != nil {
-		return rec.failed(err)
-	}
-	rec.Used, rec.prefix, rec.Kept, rec.checked = used, keep.buf, len(keep.buf), true
-	return rec.failed(rec.compare(check))
+	err = rec.decodeInto(keep, opt)
+	rec.prefix, rec.Kept = keep.buf, len(keep.buf)
+	return err
 }
 
-// decodeWhole decodes the record into a spill file, comparing its hash
-// unless that was done already. opt charges the budget, or nothing when
-// the record was charged by its first decoding. Its errors are a
-// *RecordError, or Spill's.
+// decodeWhole decodes the record into a spill file (see decodeInto).
 func (rec *CCOBRecord) decodeWhole(opt ccob.ReaderOptions) error {
 	f, err := rec.opt.Spill()
 	if err != nil {
 		return err
 	}
+	rec.file = f
+	return rec.decodeInto(f, opt)
+}
+
+// decodeInto decodes the whole record into w, comparing its hash unless
+// that was done already; opt charges the budget, or nothing when the
+// record was charged by its first decoding. Its errors are a
+// *RecordError.
+func (rec *CCOBRecord) decodeInto(w io.Writer, opt ccob.ReaderOptions) error {
 	opt.SkipHashCheck = rec.checked
-	_, used, check, err := ccob.DecompressDeferred(f, rec.src, rec.src.Size(), opt)
+	_, used, check, err := ccob.DecompressDeferred(w, rec.src, rec.src.Size(), opt)
 	if err != nil {
 		return rec.failed(err)
 	}
-	rec.Used, rec.file, rec.checked = used, f, true
+	rec.Used, rec.checked = used, true
 	return rec.failed(rec.compare(check))
 }
 
