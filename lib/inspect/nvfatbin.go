@@ -64,7 +64,7 @@ func (w *walker) nvInflated(c *Node, v view, e *nvfatbin.Entry, depth int) {
 	defer w.temps.CloseFrom(w.temps.Len())
 	r, err := container.InflateFatbinEntry(v.r, e, w.budget, int64(w.opt.KeepCompressed), w.spill)
 	if err != nil {
-		at := v.base // a decoding error says where in the entry
+		at := v.base // the fat binary: a decoding error gives its own offset in it
 		if errors.Is(err, budget.ErrExceeded) {
 			at += e.Offset
 		}
