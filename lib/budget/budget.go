@@ -129,15 +129,15 @@ func (b *Budget) Check(n uint64) error {
 	return b.check(n)
 }
 
-// Fork returns a budget in b's state (what is used, the limit, the hint
-// and the nesting), charged separately from now on: a reader can try a
-// cheaper way through some data on the fork, then keep the fork or, if it
-// gives up, go on with b as it was.
-func (b *Budget) Fork() *Budget {
+// Rewind takes back what was reserved since Used returned used: a reader
+// that tried a cheaper way through some data (a walk over the decoded
+// prefix of a record) and gave up goes the whole way again, charging it
+// once. Nesting is left as it is (Enter and Leave pair up).
+func (b *Budget) Rewind(used uint64) {
 	if b == nil {
-		return nil
+		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return &Budget{limit: b.limit, used: b.used, hint: b.hint, depth: b.depth, nested: b.nested}
+	b.used = min(b.used, used)
 }

@@ -39,17 +39,3 @@ func TestNestingRule(t *testing.T) {
 		t.Fatal("a nil budget refused")
 	}
 }
-
-// A fork starts from the budget's state and is charged apart from it.
-func TestFork(t *testing.T) {
-	b := New(100)
-	b.Reserve(40)
-	b.Enter(Container)
-	f := b.Fork()
-	if err := f.Reserve(60); err != nil || !f.Refuses(Container) {
-		t.Fatalf("fork: %v", err)
-	}
-	if f.Reserve(1) == nil || b.Used() != 40 {
-		t.Fatalf("fork and budget not apart: fork used %d, budget %d", f.Used(), b.Used())
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/container"
@@ -27,56 +28,66 @@ func (w *Walker) textBundle(r io.ReaderAt, size int64, comment string, where []s
 	})
 }
 
-// compressed decompresses each CCOB (they may be concatenated, with zero
-// padding between) into a temporary file and walks it. Every record is
-// charged to the input's budget before it is decoded.
+// compressed walks what each CCOB decodes to (they may be concatenated,
+// with zero padding between). Every record is charged to the input's
+// budget before it is decoded, into a temporary file, or for a listing
+// only as far as its bundle's header (container.BundleHeads), unless
+// listing reads past that.
 func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	if err := w.enterCompressed(); err != nil {
-		return err
+	var spilled *os.File
+	opt := container.RecordsOptions{Budget: w.budget, Spill: func() (*os.File, error) {
+		f, err := w.tempFile()
+		spilled = f
+		return f, err
+	}}
+	if w.opt.SizesOnly {
+		opt.Prefix, opt.Enough = maxListPrefix, container.BundleHeads
 	}
-	defer w.leaveCompressed()
-	if err := w.budget.Check(ccob.DeclaredSize(r, size)); err != nil {
-		return fmt.Errorf("compressed bundles: %w", err)
-	}
-	for off := int64(0); off < size; {
-		rec, at := io.NewSectionReader(r, off, size-off), with(where, fmt.Sprintf("ccob@%d", off))
-		used, listed, err := w.listRecord(rec, size-off, at, depth, fn)
-		if err != nil {
+	err := container.CCOBRecords(r, size, opt, func(rec *container.CCOBRecord) error {
+		if err := w.record(rec, with(where, fmt.Sprintf("ccob@%d", rec.Offset)), depth, fn); err != nil {
 			return err
 		}
-		if !listed {
-			if used, err = w.inflateRecord(rec, off, size-off, at, depth, fn); err != nil {
-				return err
-			}
+		if spilled != nil {
+			w.release(spilled)
+			spilled = nil
 		}
-		off, err = container.NextRecord(r, off+used, size)
-		if t := (*container.TrailingError)(nil); errors.As(err, &t) {
-			return fmt.Errorf("unexpected data after the compressed bundle, at offset %d", t.Offset)
+		return nil
+	})
+	if t := (*container.TrailingError)(nil); errors.As(err, &t) {
+		return fmt.Errorf("unexpected data after the compressed bundle, at offset %d", t.Offset)
+	}
+	return err
+}
+
+// maxListPrefix bounds what a listing decodes of one compressed record
+// before it decodes the record whole.
+const maxListPrefix = 16 << 20
+
+// record walks what the compressed record rec decodes to. Images found in
+// a decoded prefix are handed on only once the walk over it has not read
+// past it (nor failed): otherwise the record is walked again whole.
+func (w *Walker) record(rec *container.CCOBRecord, where []string, depth int, fn func(*Image) error) error {
+	var ims []*Image
+	size := int64(rec.Header.UncompressedSize)
+	err := rec.Look(func(payload io.ReaderAt, whole bool) error {
+		ims = nil // a look at the whole payload starts afresh
+		if whole {
+			return w.any(payload, size, where, depth+1, fn)
 		}
-		if err != nil {
+		return w.any(payload, size, where, depth+1, func(im *Image) error {
+			ims = append(ims, im)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	for _, im := range ims {
+		if err := fn(im); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// inflateRecord decompresses the compressed record at the start of r (at
-// offset off of its container) into a temporary file and walks it; it
-// returns the input bytes the record spans.
-func (w *Walker) inflateRecord(r io.ReaderAt, off, size int64, where []string, depth int, fn func(*Image) error) (int64, error) {
-	tmp, err := w.tempFile()
-	if err != nil {
-		return 0, err
-	}
-	h, used, err := ccob.Decompress(tmp, r, size, ccob.ReaderOptions{MaxUncompressedSize: w.budget.Limit(), Budget: w.budget})
-	if err != nil {
-		return 0, fmt.Errorf("compressed bundle at offset %d: %w", off, err)
-	}
-	if err := w.any(tmp, int64(h.UncompressedSize), where, depth+1, fn); err != nil {
-		return 0, err
-	}
-	w.release(tmp)
-	return used, nil
 }
 
 func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
@@ -108,10 +119,10 @@ func (w *Walker) offloadImage(p container.Piece, where []string, depth int, fn f
 	head := headOf(data, ob.Size, 64)
 	if offloadbin.IsOffloadBinary(head) || bundle.IsBinary(head) || ccob.IsCompressed(head) {
 		if ob.Compressed {
-			if err := w.enterCompressed(); err != nil {
+			if err := w.budget.Enter(budget.Container); err != nil {
 				return fmt.Errorf("%s: %w", label, err)
 			}
-			defer w.leaveCompressed()
+			defer w.budget.Leave()
 		}
 		return w.any(data, ob.Size, with(where, label), depth+1, fn)
 	}

@@ -48,6 +48,7 @@ func TestSizesOnlyListsAsFullWalk(t *testing.T) {
 		{"two records", append(append(hostile.CCOBZlib(body(nil, elf)), 0, 0), hostile.CCOBZlib(body(nil, elf))...)},
 		{"nested compression", nested},
 		{"entry past the end", hostile.CCOBZlib(hostile.BundleHeader(ids[:2], []int64{0, 50}))},
+		{"entry past the listing's prefix", hostile.CCOBZlib(body(nil, bytes.Repeat([]byte("x"), maxListPrefix+1), elf))},
 	} {
 		full := listing(Options{}, c.in)
 		if got := listing(Options{SizesOnly: true}, c.in); got != full {

@@ -1,9 +1,9 @@
 package extract
 
 import (
-	"bytes"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
@@ -33,9 +33,8 @@ func (w *Walker) nvFatbin(r io.ReaderAt, size int64, where []string, fn func(*Im
 }
 
 // inflateInMemory is the largest compressed entry inflated into memory
-// rather than a temporary file: a file per entry costs a file descriptor
-// and a few system calls each, which a fat binary of many small entries
-// (one every 80 bytes) multiplies.
+// rather than a temporary file (container.InflateFatbinEntry): a fat
+// binary may hold an entry every 80 bytes.
 const inflateInMemory = 64 << 10
 
 func (w *Walker) nvEntry(r io.ReaderAt, e *nvfatbin.Entry, where []string, fn func(*Image) error) error {
@@ -51,28 +50,22 @@ func (w *Walker) nvEntry(r io.ReaderAt, e *nvfatbin.Entry, where []string, fn fu
 		im.Size, im.data = e.ImageSize(e.Open(r), e.Size), e.Open(r)
 		return w.handOn(im, fn)
 	}
-	if err := w.budget.Reserve(uint64(e.UncompressedSize)); err != nil {
-		return err
-	}
-	if e.UncompressedSize <= inflateInMemory {
-		var b bytes.Buffer
-		if err := e.Inflate(r, &b); err != nil {
-			return err
-		}
-		im.Size, im.data = e.ImageSize(bytes.NewReader(b.Bytes()), int64(b.Len())), bytes.NewReader(b.Bytes())
-		return fn(im)
-	}
-	tmp, err := w.tempFile()
+	var spilled *os.File
+	data, err := container.InflateFatbinEntry(r, e, w.budget, inflateInMemory, func() (*os.File, error) {
+		f, err := w.tempFile()
+		spilled = f
+		return f, err
+	})
 	if err != nil {
 		return err
 	}
-	if err := e.Inflate(r, tmp); err != nil {
-		return err
+	im.Size, im.data = e.ImageSize(data, e.UncompressedSize), data
+	if spilled == nil {
+		return fn(im) // a reader of its own, never a repeat: handOn would keep its bytes for the whole walk
 	}
-	im.Size, im.data = e.ImageSize(tmp, e.UncompressedSize), tmp
 	if err := w.handOn(im, fn); err != nil {
 		return err
 	}
-	w.release(tmp)
+	w.release(spilled)
 	return nil
 }

@@ -73,7 +73,7 @@ type Options struct {
 	Consume bool
 	// SizesOnly promises that the callback never reads the images' bytes
 	// (a listing: names, targets, sizes), so that a compressed record is
-	// decoded only as far as that needs (see listRecord).
+	// decoded only as far as that needs (container.BundleHeads).
 	SizesOnly bool
 	TempDir   string // where compressed payloads are decompressed
 	// Repeated, if set, hears of each container met again (see
@@ -145,16 +145,6 @@ func (w *Walker) release(f *os.File) {
 // ErrNested is returned for a compressed container inside compressed data,
 // unless Options.AllowNestedCompression (the rule: budget.Layer).
 var ErrNested = budget.ErrNested
-
-// refuseNested reports whether a compressed container found now must be
-// refused.
-func (w *Walker) refuseNested() bool { return w.budget.Refuses(budget.Container) }
-
-// enterCompressed counts one more level of compressed data, refusing
-// compressed data inside compressed data unless allowed; leave undoes it.
-func (w *Walker) enterCompressed() error { return w.budget.Enter(budget.Container) }
-
-func (w *Walker) leaveCompressed() { w.budget.Leave() }
 
 func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
 	if depth > w.opt.MaxDepth {

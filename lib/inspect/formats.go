@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bitcode"
-	"github.com/rules-offload/rules_offload/lib/budget"
-	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
@@ -264,97 +262,4 @@ func leafKind(head []byte) (string, string) {
 		return "ptx", "PTX assembly"
 	}
 	return "data", ""
-}
-
-// compressedSeq describes one CCOB, or several stored back to back (with
-// optional zero padding between them, as in .hip_fatbin sections).
-func (w *walker) compressedSeq(n *Node, v view, depth int) *Node {
-	n.Format = "ccob"
-	if err := w.budget.Enter(budget.Container); err != nil {
-		fail(n, v, err)
-		return n
-	}
-	defer w.budget.Leave()
-	if err := w.budget.Check(ccob.DeclaredSize(v.r, v.size)); err != nil {
-		fail(n, v, fmt.Errorf("compressed bundles: %w", err))
-		return n
-	}
-	w.compressed(n, v, depth)
-	if n.Error != "" || n.Size >= v.size {
-		return n
-	}
-	seq := &Node{Format: "ccob-sequence", Offset: v.base, Size: v.size, Space: v.space, Children: []*Node{n}}
-	for off := n.Size; off < v.size; {
-		next, err := container.NextRecord(v.r, off, v.size)
-		if err == nil && next >= v.size {
-			break
-		}
-		rest := v.sub(next, v.size-next)
-		c := &Node{Offset: rest.base, Size: rest.size, Space: v.space}
-		if err != nil {
-			c.Format, c.Error = "data", fmt.Sprintf("at offset %d (%s): unexpected data after a compressed bundle", rest.base, v.space)
-			seq.Children = append(seq.Children, c)
-			break
-		}
-		w.compressed(c, rest, depth)
-		seq.Children = append(seq.Children, c)
-		if c.Error != "" || c.Size == 0 {
-			break
-		}
-		off = next + c.Size
-	}
-	seq.Detail = fmt.Sprintf("%d compressed bundles", len(seq.Children))
-	return seq
-}
-
-// compressed decompresses a CCOB, hashing all of it and keeping a bounded
-// prefix, and looks inside (see payload). Concatenated CCOBs become
-// siblings.
-func (w *walker) compressed(n *Node, v view, depth int) {
-	n.Format = "ccob"
-	h, err := ccob.ParseHeader(v.head(64))
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
-	defer w.temps.CloseFrom(w.temps.Len())
-	keep := &prefixWriter{max: w.opt.KeepCompressed}
-	_, used, err := ccob.Decompress(keep, v.r, v.size, ccob.ReaderOptions{MaxUncompressedSize: w.budget.Limit(), Budget: w.budget})
-	hashOK := err == nil
-	if err != nil && !errors.Is(err, ccob.ErrHashMismatch) {
-		fail(n, v, err)
-		return
-	}
-	if !hashOK { // Decompress reports no span on a mismatch; the header has it
-		used = v.size
-		if h.Version >= 2 {
-			used = int64(h.TotalSize)
-		}
-	}
-	n.Size = used
-	n.Compression = &Compression{
-		Version: int(h.Version), Method: h.Method.String(), CompressedSize: used,
-		UncompressedSize: h.UncompressedSize, Hash: fmt.Sprintf("0x%016x", h.Hash), HashOK: hashOK,
-	}
-	if used > 0 {
-		n.Compression.Ratio = float64(h.UncompressedSize) / float64(used)
-	}
-	if !hashOK {
-		n.Error = fmt.Sprintf("at offset %d (%s): hash mismatch: the payload does not match the stored truncated MD5 %s", v.base, v.space, n.Compression.Hash)
-	}
-	w.ccobs++
-	n.Children = append(n.Children, w.payload(v, h, keep.buf, fmt.Sprintf("decompressed#%d", w.ccobs), depth))
-}
-
-// prefixWriter keeps the first max bytes written to it and counts the rest.
-type prefixWriter struct {
-	buf []byte
-	max int
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	if room := p.max - len(p.buf); room > 0 {
-		p.buf = append(p.buf, b[:min(room, len(b))]...)
-	}
-	return len(b), nil
 }

@@ -88,3 +88,28 @@ func TestSpillClosedAfterSection(t *testing.T) {
 		t.Errorf("%d spill files still open after the walk", w.temps.Len())
 	}
 }
+
+// Compressed records side by side — two compressed HIP objects in a
+// static library — are each a layer of compressed data only while they
+// are walked: the second is described, not refused as nested in the
+// first (which it was while the walk of a record's prefix kept a layer).
+func TestSiblingCCOBsNotNested(t *testing.T) {
+	c := hostile.CCOBZlib(append(hostile.BundleHeader([]string{"hipv4-amdgcn-amd-amdhsa--gfx906"}, []int64{4}), "code"...))
+	var lib bytes.Buffer
+	err := ar.WriteArchive(&lib, []ar.WriterMember{
+		{Name: "a.o", Size: int64(len(c)), Data: bytes.NewReader(c)},
+		{Name: "b.o", Size: int64(len(c)), Data: bytes.NewReader(append([]byte(nil), c...))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := inspectBytes(lib.Bytes(), Options{})
+	if errs := errorsIn(n); len(errs) != 0 {
+		t.Fatalf("errors %q; want both members described", errs)
+	}
+	for _, m := range n.Children {
+		if m.Format != "ccob" || len(m.Children) != 1 || m.Children[0].Format != "bundle" {
+			t.Errorf("member %s: %s with %d children; want a ccob holding a bundle", m.Name, m.Format, len(m.Children))
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
@@ -56,26 +57,22 @@ func (w *walker) nvEntry(n *Node, v view, e *nvfatbin.Entry, i, depth int) {
 	n.Children = append(n.Children, c)
 }
 
-// nvInflated inflates a compressed entry (as compressed does a CCOB) and
-// describes what it holds under c. The declared size is taken from the
-// budget first, so a hostile size fails before anything is decoded.
+// nvInflated inflates a compressed entry (container.InflateFatbinEntry:
+// its declared size is taken from the budget first, so a hostile size
+// fails before anything is decoded) and describes what it holds under c.
 func (w *walker) nvInflated(c *Node, v view, e *nvfatbin.Entry, depth int) {
-	if err := w.budget.Reserve(uint64(e.UncompressedSize)); err != nil {
-		c.Error = fmt.Sprintf("at offset %d (%s): %v", v.base+e.Offset, v.space, err)
-		return
-	}
 	defer w.temps.CloseFrom(w.temps.Len())
-	keep, err := w.sink(uint64(e.UncompressedSize))
-	if err == nil {
-		err = e.Inflate(v.r, keep)
-	}
+	r, err := container.InflateFatbinEntry(v.r, e, w.budget, int64(w.opt.KeepCompressed), w.spill)
 	if err != nil {
-		c.Error = fmt.Sprintf("at offset %d (%s): %v", v.base, v.space, err)
+		at := v.base // the fat binary: a decoding error gives its own offset in it
+		if errors.Is(err, budget.ErrExceeded) {
+			at += e.Offset
+		}
+		c.Error = fmt.Sprintf("at offset %d (%s): %v", at, v.space, err)
 		return
 	}
 	w.ccobs++
-	r, kept := keep.contents()
-	inner := view{r: r, size: kept, space: fmt.Sprintf("decompressed#%d", w.ccobs)}
+	inner := view{r: r, size: e.UncompressedSize, space: fmt.Sprintf("decompressed#%d", w.ccobs)}
 	if e.Kind == nvfatbin.KindELF {
 		inner.size = e.ImageSize(inner.r, inner.size)
 	}
