@@ -13,6 +13,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/bitcode"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
@@ -44,17 +45,13 @@ type symbols struct {
 // joined in archive order, so output and errors are those of a sequential
 // walk. A regular file is read through a memory mapping (see mapped).
 func unbundleArchive(cfg *Config, t *targets) (err error) {
-	src, err := openSource(cfg.Inputs[0], cfg.TempDir)
+	src, err := openInput(cfg.Inputs[0], container.InputOptions{TempDir: cfg.TempDir, Map: mapInputs})
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if m, unmap := mapInput(src); m != nil {
-		defer unmap()
-		src = &source{name: src.name, r: m, size: src.size}
-	}
 	defer faultGuard(&err, cfg.Inputs[0])()
-	rd, err := ar.NewReader(src.r, src.size)
+	rd, err := ar.NewReader(src.R, src.Size)
 	if errors.Is(err, ar.ErrNotArchive) {
 		// LLVM says this for every input without the archive magic.
 		return inFile(cfg.Inputs[0], "", errorf("%s: %v", ar.ErrTooSmall, err))
@@ -144,8 +141,8 @@ type shardResult struct {
 	err       error // the first member's error; later members are not parsed
 }
 
-func (r *shardResult) parse(cfg *Config, t *targets, src *source, ms []*ar.Member) {
-	st := newArchiveState(src.r)
+func (r *shardResult) parse(cfg *Config, t *targets, src *container.Input, ms []*ar.Member) {
+	st := newArchiveState(src.R)
 	r.perTarget = make([][]member, len(t.std))
 	for _, m := range ms {
 		if r.err = archiveChild(cfg, t, m, r.sc, r.perTarget, st); r.err != nil {
@@ -157,8 +154,9 @@ func (r *shardResult) parse(cfg *Config, t *targets, src *source, ms []*ar.Membe
 func archiveChild(cfg *Config, t *targets, m *ar.Member, sc *scratch, perTarget [][]member, st *archiveState) error {
 	data, release := st.memberData(m)
 	defer release()
-	child := &source{name: m.Name, r: data, size: m.Size}
-	parts, err := decompressedAs(child, cfg, "Failed to decompress code object")
+	child := &container.Source{Name: m.Name, R: data, Size: m.Size}
+	// The decoded records stay open while the outputs are written.
+	in, err := expand(cfg, child, "Failed to decompress code object")
 	var be *Error
 	if errors.As(err, &be) {
 		return inFile(cfg.Inputs[0], m.Name, err)
@@ -167,7 +165,7 @@ func archiveChild(cfg *Config, t *targets, m *ar.Member, sc *scratch, perTarget 
 		return fileError(cfg.Inputs[0], err)
 	}
 	var all []entry
-	for _, p := range parts {
+	for _, p := range in.Parts {
 		es, err := entries(cfg, p, sc)
 		if err != nil {
 			return fileError(cfg.Inputs[0], errorf("%s (member %s)", err, m.Name))

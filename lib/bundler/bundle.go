@@ -28,7 +28,7 @@ func Bundle(cfg *Config) error {
 		// LLVM 22 divides by zero here.
 		return errorf("invalid bundle alignment %d: it must be at least 1", cfg.BundleAlign)
 	}
-	srcs := make([]*source, len(cfg.Inputs))
+	srcs := make([]*container.Input, len(cfg.Inputs))
 	defer func() {
 		for _, s := range srcs {
 			if s != nil {
@@ -37,7 +37,7 @@ func Bundle(cfg *Config) error {
 		}
 	}()
 	for i, name := range cfg.Inputs {
-		if srcs[i], err = openSource(name, cfg.TempDir); err != nil {
+		if srcs[i], err = openInput(name, container.InputOptions{TempDir: cfg.TempDir}); err != nil {
 			return err
 		}
 	}
@@ -72,7 +72,7 @@ const (
 
 // containerFor picks the format as LLVM's CreateFileHandler does, looking at
 // the host input (or the first input when there is no host).
-func containerFor(fileType string, srcs []*source, t *targets) (containerKind, error) {
+func containerFor(fileType string, srcs []*container.Input, t *targets) (containerKind, error) {
 	if _, ok := bundle.CommentFor(fileType); ok {
 		return textContainer, nil
 	}
@@ -93,13 +93,13 @@ func containerFor(fileType string, srcs []*source, t *targets) (containerKind, e
 // objectOrBinary returns objectContainer for ELF objects. Other object
 // formats LLVM would edit (COFF, Mach-O) are refused rather than silently
 // bundled in a different container than LLVM's.
-func objectOrBinary(s *source) (containerKind, error) {
-	head := s.prefix(8)
+func objectOrBinary(s *container.Input) (containerKind, error) {
+	head := s.Prefix(8)
 	switch {
 	case elfobj.IsELF(head):
 		return objectContainer, nil
 	case isOtherObject(head):
-		return 0, fileError(s.name, errorf("only ELF objects can carry bundle sections; this object format is not supported"))
+		return 0, fileError(s.Name, errorf("only ELF objects can carry bundle sections; this object format is not supported"))
 	}
 	return binaryContainer, nil
 }
@@ -116,7 +116,7 @@ func isOtherObject(b []byte) bool {
 	return bytes.HasPrefix(b, []byte{0x64, 0x86}) || bytes.HasPrefix(b, []byte{0x64, 0xaa})
 }
 
-func writeContainer(out *atomicfile.File, kind containerKind, cfg *Config, t *targets, srcs []*source) error {
+func writeContainer(out *atomicfile.File, kind containerKind, cfg *Config, t *targets, srcs []*container.Input) error {
 	if kind == objectContainer {
 		printObjcopyBundle(cfg, t)
 		return writeObject(out, cfg, t, srcs)
@@ -130,17 +130,17 @@ func writeContainer(out *atomicfile.File, kind containerKind, cfg *Config, t *ta
 
 // plainBundle returns the uncompressed bundle's size and a function that
 // streams it.
-func plainBundle(kind containerKind, cfg *Config, t *targets, srcs []*source) (int64, func(io.Writer) error) {
+func plainBundle(kind containerKind, cfg *Config, t *targets, srcs []*container.Input) (int64, func(io.Writer) error) {
 	sizes := make([]int64, len(srcs))
 	readers := func() []io.Reader {
 		rs := make([]io.Reader, len(srcs))
 		for i, s := range srcs {
-			rs[i] = s.reader()
+			rs[i] = s.Reader()
 		}
 		return rs
 	}
 	for i, s := range srcs {
-		sizes[i] = s.size
+		sizes[i] = s.Size
 	}
 	if kind == textContainer {
 		comment, _ := bundle.CommentFor(cfg.FileType)
@@ -230,7 +230,7 @@ func printCompressed(cfg *Config, h ccob.Header, took time.Duration) {
 
 // writeObject adds one bundle section per target to the host object; the
 // host's own section holds a single zero byte, as LLVM writes it.
-func writeObject(out io.Writer, cfg *Config, t *targets, srcs []*source) error {
+func writeObject(out io.Writer, cfg *Config, t *targets, srcs []*container.Input) error {
 	secs := make([]elfobj.NewSection, len(srcs))
 	for i, s := range srcs {
 		sec := elfobj.NewSection{
@@ -238,8 +238,8 @@ func writeObject(out io.Writer, cfg *Config, t *targets, srcs []*source) error {
 			Type:  uint32(elfSHTProgbits),
 			Flags: elfSHFExclude,
 			Align: 1,
-			Size:  s.size,
-			Data:  s.reader(),
+			Size:  s.Size,
+			Data:  s.Reader(),
 		}
 		if i == t.host {
 			sec.Size, sec.Data = 1, bytes.NewReader([]byte{0})
@@ -247,8 +247,8 @@ func writeObject(out io.Writer, cfg *Config, t *targets, srcs []*source) error {
 		secs[i] = sec
 	}
 	host := srcs[t.host]
-	if err := elfobj.AddSections(out, host.r, host.size, secs); err != nil {
-		return fileError(host.name, err)
+	if err := elfobj.AddSections(out, host.R, host.Size, secs); err != nil {
+		return fileError(host.Name, err)
 	}
 	return nil
 }

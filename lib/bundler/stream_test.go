@@ -14,6 +14,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/container"
 )
 
 var streamIDs = []string{
@@ -194,7 +195,7 @@ func TestStreamTakesPath(t *testing.T) {
 	}
 }
 
-// streams reports whether unbundleCompressed finished the job itself.
+// streams reports whether the router finished the job itself.
 func streams(t *testing.T, in string, ids []string) bool {
 	t.Helper()
 	cfg := NewConfig()
@@ -209,20 +210,19 @@ func streams(t *testing.T, in string, ids []string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := openSource(in, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	h, ok := streamable(cfg, src)
-	if !ok {
+	var g atomicfile.Group
+	defer g.Abort()
+	var rt *router
+	opt := container.InputOptions{Decompress: decompression(cfg, true), Stream: streamOptions(cfg, tg, &g, &rt)}
+	src, err := container.OpenInput(in, opt)
+	if rt == nil {
 		t.Fatal("input not streamable")
 	}
-	part, done, _ := unbundleCompressed(cfg, tg, src, h)
-	if part != nil {
-		part.Close()
+	if err != nil {
+		return true
 	}
-	return done
+	defer src.Close()
+	return src.Streamed
 }
 
 // TestStreamHashMismatch checks a corrupt stored hash leaves no output.
