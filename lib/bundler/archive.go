@@ -44,7 +44,7 @@ type symbols struct {
 // symbols of their device objects listed) concurrently, and the results
 // joined in archive order, so output and errors are those of a sequential
 // walk. A regular file is read through a memory mapping (see mapped).
-func unbundleArchive(cfg *Config, t *targets) (err error) {
+func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
 	src, err := openInput(cfg.Inputs[0], container.InputOptions{TempDir: cfg.TempDir, Map: mapInputs})
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func unbundleArchive(cfg *Config, t *targets) (err error) {
 		defer res[k].sc.close()
 		wg.Go(func() {
 			defer faultGuard(&res[k].err, cfg.Inputs[0])()
-			res[k].parse(cfg, t, src, shards[k])
+			res[k].parse(cfg, h, t, src, shards[k])
 		})
 	}
 	wg.Wait()
@@ -141,17 +141,17 @@ type shardResult struct {
 	err       error // the first member's error; later members are not parsed
 }
 
-func (r *shardResult) parse(cfg *Config, t *targets, src *container.Input, ms []*ar.Member) {
+func (r *shardResult) parse(cfg *Config, h handler, t *targets, src *container.Input, ms []*ar.Member) {
 	st := newArchiveState(src.R)
 	r.perTarget = make([][]member, len(t.std))
 	for _, m := range ms {
-		if r.err = archiveChild(cfg, t, m, r.sc, r.perTarget, st); r.err != nil {
+		if r.err = archiveChild(cfg, h, t, m, r.sc, r.perTarget, st); r.err != nil {
 			return
 		}
 	}
 }
 
-func archiveChild(cfg *Config, t *targets, m *ar.Member, sc *scratch, perTarget [][]member, st *archiveState) error {
+func archiveChild(cfg *Config, h handler, t *targets, m *ar.Member, sc *scratch, perTarget [][]member, st *archiveState) error {
 	data, release := st.memberData(m)
 	defer release()
 	child := &container.Source{Name: m.Name, R: data, Size: m.Size}
@@ -166,7 +166,7 @@ func archiveChild(cfg *Config, t *targets, m *ar.Member, sc *scratch, perTarget 
 	}
 	var all []entry
 	for _, p := range in.Parts {
-		es, err := entries(cfg, p, sc)
+		es, err := h.entries(cfg, p, sc)
 		if err != nil {
 			return fileError(cfg.Inputs[0], errorf("%s (member %s)", err, m.Name))
 		}

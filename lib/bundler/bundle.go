@@ -41,7 +41,8 @@ func Bundle(cfg *Config) error {
 			return err
 		}
 	}
-	kind, err := containerFor(cfg.FileType, srcs, t)
+	h := handlerFor(cfg.FileType)
+	kind, err := containerFor(h, srcs, t)
 	if err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func Bundle(cfg *Config) error {
 		return fileError(cfg.Outputs[0], err)
 	}
 	defer out.Abort()
-	if err := writeContainer(out, kind, cfg, t, srcs); err != nil {
+	if err := writeContainer(out, kind, h, cfg, t, srcs); err != nil {
 		return err
 	}
 	if err := out.Commit(); err != nil {
@@ -72,14 +73,13 @@ const (
 
 // containerFor picks the format as LLVM's CreateFileHandler does, looking at
 // the host input (or the first input when there is no host).
-func containerFor(fileType string, srcs []*container.Input, t *targets) (containerKind, error) {
-	if _, ok := bundle.CommentFor(fileType); ok {
+func containerFor(h handler, srcs []*container.Input, t *targets) (containerKind, error) {
+	switch {
+	case h.kind == textHandler:
 		return textContainer, nil
-	}
-	switch fileType {
-	case "bc", "gch", "ast":
+	case h.kind == binaryHandler:
 		return binaryContainer, nil
-	case "o":
+	case h.fileType == "o":
 		if t.host < 0 {
 			// HIP-only: LLVM 22 segfaults when the first input is an object;
 			// a fat binary of the code objects is what such a job means.
@@ -87,7 +87,7 @@ func containerFor(fileType string, srcs []*container.Input, t *targets) (contain
 		}
 		return objectOrBinary(srcs[t.host])
 	}
-	return 0, errorf("'%s': invalid file type specified", fileType)
+	return 0, h.invalid()
 }
 
 // objectOrBinary returns objectContainer for ELF objects. Other object
@@ -116,12 +116,12 @@ func isOtherObject(b []byte) bool {
 	return bytes.HasPrefix(b, []byte{0x64, 0x86}) || bytes.HasPrefix(b, []byte{0x64, 0xaa})
 }
 
-func writeContainer(out *atomicfile.File, kind containerKind, cfg *Config, t *targets, srcs []*container.Input) error {
+func writeContainer(out *atomicfile.File, kind containerKind, h handler, cfg *Config, t *targets, srcs []*container.Input) error {
 	if kind == objectContainer {
 		printObjcopyBundle(cfg, t)
 		return writeObject(out, cfg, t, srcs)
 	}
-	size, write := plainBundle(kind, cfg, t, srcs)
+	size, write := plainBundle(kind, h, cfg, t, srcs)
 	if !cfg.Compress {
 		return write(out)
 	}
@@ -130,7 +130,7 @@ func writeContainer(out *atomicfile.File, kind containerKind, cfg *Config, t *ta
 
 // plainBundle returns the uncompressed bundle's size and a function that
 // streams it.
-func plainBundle(kind containerKind, cfg *Config, t *targets, srcs []*container.Input) (int64, func(io.Writer) error) {
+func plainBundle(kind containerKind, h handler, cfg *Config, t *targets, srcs []*container.Input) (int64, func(io.Writer) error) {
 	sizes := make([]int64, len(srcs))
 	readers := func() []io.Reader {
 		rs := make([]io.Reader, len(srcs))
@@ -143,9 +143,8 @@ func plainBundle(kind containerKind, cfg *Config, t *targets, srcs []*container.
 		sizes[i] = s.Size
 	}
 	if kind == textContainer {
-		comment, _ := bundle.CommentFor(cfg.FileType)
-		return textSize(comment, t.std, sizes), func(w io.Writer) error {
-			return bundle.WriteText(w, comment, t.std, readers())
+		return textSize(h.comment, t.std, sizes), func(w io.Writer) error {
+			return bundle.WriteText(w, h.comment, t.std, readers())
 		}
 	}
 	_, total, _ := bundle.Layout(t.std, sizes, cfg.BundleAlign)

@@ -22,15 +22,14 @@ type entry struct {
 
 // entries lists the bundles of one (decompressed) part of an input, in the
 // order LLVM visits them (a binary bundle's in StringMap order, others' in
-// file order), using the container LLVM would pick for fileType.
-func entries(cfg *Config, part *container.Source, scratch *scratch) ([]entry, error) {
-	if comment, ok := bundle.CommentFor(cfg.FileType); ok {
-		return textEntries(part, comment)
-	}
-	switch cfg.FileType {
-	case "bc", "gch", "ast":
+// file order), using the container LLVM would pick for the file type.
+func (h handler) entries(cfg *Config, part *container.Source, scratch *scratch) ([]entry, error) {
+	switch h.kind {
+	case textHandler:
+		return textEntries(part, h.comment)
+	case binaryHandler:
 		return binaryEntries(part)
-	case "o", "a":
+	case objectHandler:
 		head := part.Prefix(8)
 		if elfobj.IsELF(head) {
 			return objectEntries(cfg, part, scratch)
@@ -40,7 +39,7 @@ func entries(cfg *Config, part *container.Source, scratch *scratch) ([]entry, er
 		}
 		return binaryEntries(part)
 	}
-	return nil, errorf("'%s': invalid file type specified", cfg.FileType)
+	return nil, h.invalid()
 }
 
 func textEntries(part *container.Source, comment string) ([]entry, error) {

@@ -30,12 +30,13 @@ func openInput(name string, opt container.InputOptions) (*container.Input, error
 // budget, with LLVM's -verbose report of each. deferCheck leaves their
 // MD5 comparisons running (see container.Input.Check).
 func decompression(cfg *Config, deferCheck bool) *container.DecompressOptions {
-	opt := &container.DecompressOptions{TempDir: cfg.TempDir, CCOB: ccobOptions(cfg), Defer: deferCheck}
+	opt := &container.DecompressOptions{TempDir: cfg.TempDir, Defer: deferCheck}
 	if cfg.Verbose {
 		opt.Decoded = func(r *container.Record) {
-			printDecompressed(cfg, r.Header, uint64(r.Used)-uint64(r.Header.HeaderSize), r.Took, opt.CCOB.SkipHashCheck)
+			printDecompressed(cfg, r.Header, uint64(r.Used)-uint64(r.Header.HeaderSize), r.Took, cfg.SkipHashCheck)
 		}
 	}
+	opt.CCOB = ccobOptions(cfg)
 	return opt
 }
 

@@ -26,11 +26,8 @@ const maxListPrefix = 16 << 20
 // each decompression; text or archive types; a record that holds no binary
 // bundle, or a bundle followed by more data, or any error), and List then
 // takes the general path, which words the outcome.
-func listHeaders(cfg *Config, src *container.Source) bool {
-	if cfg.Verbose || cfg.FileType == "a" || !ccob.IsCompressed(src.Prefix(8)) {
-		return false
-	}
-	if _, text := bundle.CommentFor(cfg.FileType); text {
+func listHeaders(cfg *Config, h handler, src *container.Source) bool {
+	if cfg.Verbose || cfg.FileType == "a" || h.kind == textHandler || !ccob.IsCompressed(src.Prefix(8)) {
 		return false
 	}
 	// A budget of its own: the general path, if it runs, charges afresh.

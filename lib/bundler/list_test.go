@@ -41,7 +41,7 @@ func TestListHeadersAgreesWithGeneralPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		streamed := listHeaders(cfg, &src.Source)
+		streamed := listHeaders(cfg, handlerFor(cfg.FileType), &src.Source)
 		src.Close()
 		got := cfg.Stdout.(*bytes.Buffer).String()
 		if streamed != c.streams {

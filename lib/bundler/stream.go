@@ -29,8 +29,8 @@ const maxStreamHeader = 1 << 20
 // them, and they go through it, so results and messages do not depend on
 // which path ran. -verbose reports each decompression, so it never
 // streams; nor do text bundles. *rt is the router, once there is one.
-func streamOptions(cfg *Config, t *targets, g *atomicfile.Group, rt **router) func(ccob.Header, io.Writer) container.Sink {
-	if _, text := bundle.CommentFor(cfg.FileType); text || cfg.Verbose {
+func streamOptions(cfg *Config, h handler, t *targets, g *atomicfile.Group, rt **router) func(ccob.Header, io.Writer) container.Sink {
+	if h.kind == textHandler || cfg.Verbose {
 		return nil
 	}
 	return func(h ccob.Header, spool io.Writer) container.Sink {

@@ -213,7 +213,7 @@ func streams(t *testing.T, in string, ids []string) bool {
 	var g atomicfile.Group
 	defer g.Abort()
 	var rt *router
-	opt := container.InputOptions{Decompress: decompression(cfg, true), Stream: streamOptions(cfg, tg, &g, &rt)}
+	opt := container.InputOptions{Decompress: decompression(cfg, true), Stream: streamOptions(cfg, handlerFor(cfg.FileType), tg, &g, &rt)}
 	src, err := container.OpenInput(in, opt)
 	if rt == nil {
 		t.Fatal("input not streamable")

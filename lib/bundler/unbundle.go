@@ -24,14 +24,15 @@ func Unbundle(cfg *Config) error {
 	if err != nil {
 		return err
 	}
+	h := handlerFor(cfg.FileType)
 	if cfg.FileType == "a" {
-		return unbundleArchive(cfg, t)
+		return unbundleArchive(cfg, h, t)
 	}
 	var g atomicfile.Group
 	defer g.Abort()
 	var rt *router
-	opt := container.InputOptions{TempDir: cfg.TempDir, Decompress: decompression(cfg, !cfg.Verbose)}
-	opt.Stream = streamOptions(cfg, t, &g, &rt)
+	opt := container.InputOptions{TempDir: cfg.TempDir, Stream: streamOptions(cfg, h, t, &g, &rt)}
+	opt.Decompress = decompression(cfg, !cfg.Verbose)
 	in, err := container.OpenInput(cfg.Inputs[0], opt)
 	if rt != nil && rt.err != nil {
 		return rt.err // an output's error, worded where it happened
@@ -40,15 +41,24 @@ func Unbundle(cfg *Config) error {
 		return inputError(cfg.Inputs[0], decompressInput, err)
 	}
 	defer in.Close()
-	if in.Streamed {
-		return commit(cfg, in, &g)
+	if !in.Streamed {
+		err = unbundleParts(cfg, h, t, in, &g)
 	}
+	if err != nil {
+		return err
+	}
+	return commit(cfg, in, &g)
+}
+
+// unbundleParts writes the outputs (into g) from the bundles of in, the
+// general path.
+func unbundleParts(cfg *Config, h handler, t *targets, in *container.Input, g *atomicfile.Group) error {
 	reportUncompressed(cfg, in)
 	sc := &scratch{dir: cfg.TempDir}
 	defer sc.close()
 	var all []entry
 	for _, p := range in.Parts {
-		es, err := entries(cfg, p, sc)
+		es, err := h.entries(cfg, p, sc)
 		if err != nil {
 			return hashFirst(cfg, in, fileError(cfg.Inputs[0], err))
 		}
@@ -58,11 +68,11 @@ func Unbundle(cfg *Config) error {
 	if err != nil {
 		return hashFirst(cfg, in, inFile(cfg.Inputs[0], "", err))
 	}
-	return writeOutputs(cfg, t, in, all, assign, &g)
+	return writeOutputs(cfg, t, in, all, assign, g)
 }
 
 // commit makes the outputs appear once the input's compressed records
-// have proved intact.
+// have proved intact, whichever path wrote them.
 func commit(cfg *Config, in *container.Input, g *atomicfile.Group) error {
 	if err := hashFirst(cfg, in, nil); err != nil {
 		return err
@@ -125,7 +135,7 @@ func writeOutputs(cfg *Config, t *targets, in *container.Input, all []entry, ass
 			return hashFirst(cfg, in, err)
 		}
 	}
-	return commit(cfg, in, g)
+	return nil
 }
 
 // writeOne fills output i. When no bundle matched at all, the input is taken
@@ -156,12 +166,13 @@ func writeOne(out io.Writer, cfg *Config, t *targets, i, a int, found bool, part
 // LLVM's order: a binary bundle's in the order of LLVM's StringMap (see
 // hashorder.go), text bundles' and objects' in file order.
 func List(cfg *Config) error {
+	h := handlerFor(cfg.FileType)
 	src, err := openInput(cfg.Inputs[0], container.InputOptions{TempDir: cfg.TempDir})
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if listHeaders(cfg, &src.Source) {
+	if listHeaders(cfg, h, &src.Source) {
 		return nil
 	}
 	in, err := container.Expand(&src.Source, *decompression(cfg, false))
@@ -173,7 +184,7 @@ func List(cfg *Config) error {
 	sc := &scratch{dir: cfg.TempDir}
 	defer sc.close()
 	for _, p := range in.Parts {
-		es, err := entries(cfg, p, sc)
+		es, err := h.entries(cfg, p, sc)
 		if err != nil {
 			return fileError(cfg.Inputs[0], err)
 		}

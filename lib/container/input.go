@@ -28,7 +28,7 @@ type Input struct {
 
 	checks  []func() error // each record's deferred comparison, in input order
 	offsets []int64        // where each record starts
-	undo   []func()
+	undo    []func()
 }
 
 // InputOptions are OpenInput's.
