@@ -45,7 +45,9 @@ type symbols struct {
 // joined in archive order, so output and errors are those of a sequential
 // walk. A regular file is read through a memory mapping (see mapped).
 func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
-	src, err := openInput(cfg.Inputs[0], container.InputOptions{TempDir: cfg.TempDir, Map: mapInputs})
+	opt := inputOptions(cfg)
+	opt.Map = mapInputs
+	src, err := openInput(cfg.Inputs[0], opt)
 	if err != nil {
 		return err
 	}
@@ -145,18 +147,18 @@ func (r *shardResult) parse(cfg *Config, h handler, t *targets, src *container.I
 	st := newArchiveState(src.R)
 	r.perTarget = make([][]member, len(t.std))
 	for _, m := range ms {
-		if r.err = archiveChild(cfg, h, t, m, r.sc, r.perTarget, st); r.err != nil {
+		if r.err = archiveChild(cfg, h, t, src, m, r.sc, r.perTarget, st); r.err != nil {
 			return
 		}
 	}
 }
 
-func archiveChild(cfg *Config, h handler, t *targets, m *ar.Member, sc *scratch, perTarget [][]member, st *archiveState) error {
+func archiveChild(cfg *Config, h handler, t *targets, src *container.Input, m *ar.Member, sc *scratch, perTarget [][]member, st *archiveState) error {
 	data, release := st.memberData(m)
 	defer release()
 	child := &container.Source{Name: m.Name, R: data, Size: m.Size}
 	// The decoded records stay open while the outputs are written.
-	in, err := expand(cfg, child, "Failed to decompress code object")
+	in, err := expand(cfg, src, child, "Failed to decompress code object")
 	var be *Error
 	if errors.As(err, &be) {
 		return inFile(cfg.Inputs[0], m.Name, err)

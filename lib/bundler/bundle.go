@@ -37,7 +37,7 @@ func Bundle(cfg *Config) error {
 		}
 	}()
 	for i, name := range cfg.Inputs {
-		if srcs[i], err = openInput(name, container.InputOptions{TempDir: cfg.TempDir}); err != nil {
+		if srcs[i], err = openInput(name, inputOptions(cfg)); err != nil {
 			return err
 		}
 	}

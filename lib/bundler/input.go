@@ -15,6 +15,16 @@ const decompressInput = "Failed to decompress input"
 // mapping.
 var mapInputs = container.CanMap
 
+// inputOptions are how the job opens its inputs: spooling into its
+// temporary directory, decoding within its limit.
+func inputOptions(cfg *Config) container.InputOptions {
+	return container.InputOptions{
+		TempDir:   cfg.TempDir,
+		Limit:     cfg.MaxUncompressedSize,
+		LimitHint: "raise the limit with --max-uncompressed-size",
+	}
+}
+
 // openInput opens the input called name as opt says (container.OpenInput:
 // opening or spooling it, mapping it, decoding its compressed records),
 // its errors in LLVM's words.
@@ -27,7 +37,7 @@ func openInput(name string, opt container.InputOptions) (*container.Input, error
 }
 
 // decompression is how the job decodes compressed records: against its
-// budget, with LLVM's -verbose report of each. deferCheck leaves their
+// limits, with LLVM's -verbose report of each. deferCheck leaves their
 // MD5 comparisons running (see container.Input.Check).
 func decompression(cfg *Config, deferCheck bool) *container.DecompressOptions {
 	opt := &container.DecompressOptions{TempDir: cfg.TempDir, Defer: deferCheck}
@@ -41,18 +51,18 @@ func decompression(cfg *Config, deferCheck bool) *container.DecompressOptions {
 }
 
 func ccobOptions(cfg *Config) ccob.ReaderOptions {
-	return ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck, Budget: cfg.inputBudget()}
+	return ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck}
 }
 
-// expand decodes the compressed records of src, an archive member
-// (container.Expand), its errors worded with prefix.
-func expand(cfg *Config, src *container.Source, prefix string) (*container.Input, error) {
-	in, err := container.Expand(src, *decompression(cfg, false))
+// expand decodes the compressed records of src, a member of the archive
+// in (container.Input.Expand), its errors worded with prefix.
+func expand(cfg *Config, in *container.Input, src *container.Source, prefix string) (*container.Input, error) {
+	part, err := in.Expand(src, *decompression(cfg, false))
 	if err != nil {
 		return nil, inputError(src.Name, prefix, err)
 	}
-	reportUncompressed(cfg, in)
-	return in, nil
+	reportUncompressed(cfg, part)
+	return part, nil
 }
 
 // reportUncompressed says, for -verbose, that in was not compressed, as

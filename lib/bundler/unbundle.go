@@ -31,8 +31,9 @@ func Unbundle(cfg *Config) error {
 	var g atomicfile.Group
 	defer g.Abort()
 	var rt *router
-	opt := container.InputOptions{TempDir: cfg.TempDir, Stream: streamOptions(cfg, h, t, &g, &rt)}
+	opt := inputOptions(cfg)
 	opt.Decompress = decompression(cfg, !cfg.Verbose)
+	opt.Stream = streamOptions(cfg, h, t, &g, &rt)
 	in, err := container.OpenInput(cfg.Inputs[0], opt)
 	if rt != nil && rt.err != nil {
 		return rt.err // an output's error, worded where it happened
@@ -167,7 +168,7 @@ func writeOne(out io.Writer, cfg *Config, t *targets, i, a int, found bool, part
 // hashorder.go), text bundles' and objects' in file order.
 func List(cfg *Config) error {
 	h := handlerFor(cfg.FileType)
-	src, err := openInput(cfg.Inputs[0], container.InputOptions{TempDir: cfg.TempDir})
+	src, err := openInput(cfg.Inputs[0], inputOptions(cfg))
 	if err != nil {
 		return err
 	}
@@ -175,7 +176,7 @@ func List(cfg *Config) error {
 	if listHeaders(cfg, h, &src.Source) {
 		return nil
 	}
-	in, err := container.Expand(&src.Source, *decompression(cfg, false))
+	in, err := src.Expand(&src.Source, *decompression(cfg, false))
 	if err != nil {
 		return inputError(cfg.Inputs[0], decompressInput, err)
 	}

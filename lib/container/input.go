@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 )
 
@@ -26,6 +27,7 @@ type Input struct {
 	// whether the bytes it took were the ones stored.
 	Streamed bool
 
+	budget  *budget.Budget // what its records may decode, shared with Expand's
 	checks  []func() error // each record's deferred comparison, in input order
 	offsets []int64        // where each record starts
 	undo    []func()
@@ -34,11 +36,18 @@ type Input struct {
 // InputOptions are OpenInput's.
 type InputOptions struct {
 	TempDir string // for spooling a stream, and for decoded records
+	// Limit bounds the bytes decoded from the input, over all its
+	// compressed records and those of its parts (Expand): one budget per
+	// input (budget.New; 0 is budget.DefaultLimit). LimitHint is how the
+	// user raises it (budget.SetHint).
+	Limit     uint64
+	LimitHint string
 	// Map reads a regular file of at most MaxMapped bytes from a memory
 	// mapping (Map): read the input in goroutines that defer FaultGuard.
 	Map bool
 	// Decompress, if set, decodes the input's compressed records into
-	// Parts (Expand); otherwise Parts is the input itself.
+	// Parts (Expand), against the input's budget whatever its
+	// CCOB.Budget says; otherwise Parts is the input itself.
 	Decompress *DecompressOptions
 	// Stream, if set with Decompress, is offered an input that is one
 	// compressed record followed by nothing but zero padding (Streamable):
@@ -65,7 +74,8 @@ func OpenInput(name string, opt InputOptions) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Source: *src, undo: []func(){func() { src.Close() }}}
+	in := &Input{Source: *src, budget: budget.New(opt.Limit), undo: []func(){func() { src.Close() }}}
+	in.budget.SetHint(opt.LimitHint)
 	if opt.Map {
 		in.mapFile()
 	}
@@ -91,18 +101,20 @@ func (in *Input) mapFile() {
 	}
 }
 
-// Expand decodes the compressed records of src (Decompress) into the
-// Parts of an Input; Parts is src itself when src is not compressed.
-// Closing the Input leaves src open.
-func Expand(src *Source, opt DecompressOptions) (*Input, error) {
-	in := &Input{Source: *src}
-	if err := in.expand(opt); err != nil {
+// Expand decodes the compressed records of src, the input or a part of it
+// (an archive member), into the Parts of an Input, against the input's
+// budget (Decompress); Parts is src itself when src is not compressed.
+// Closing that Input leaves src open.
+func (in *Input) Expand(src *Source, opt DecompressOptions) (*Input, error) {
+	part := &Input{Source: *src, budget: in.budget}
+	if err := part.expand(opt); err != nil {
 		return nil, err
 	}
-	return in, nil
+	return part, nil
 }
 
 func (in *Input) expand(opt DecompressOptions) error {
+	opt.CCOB.Budget = in.budget
 	in.Compressed = ccob.IsCompressed(in.Prefix(8))
 	if !in.Compressed {
 		in.Parts = []*Source{&in.Source}

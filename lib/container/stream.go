@@ -39,7 +39,9 @@ func (in *Input) stream(opt InputOptions, err *error) bool {
 		return true
 	}
 	sink := opt.Stream(h, spool)
-	_, _, check, e := ccob.DecompressDeferred(sink, in.R, in.Size, opt.Decompress.CCOB)
+	ccobOpt := opt.Decompress.CCOB
+	ccobOpt.Budget = in.budget
+	_, _, check, e := ccob.DecompressDeferred(sink, in.R, in.Size, ccobOpt)
 	spooled := false
 	if e == nil {
 		spooled, e = sink.Finish()
