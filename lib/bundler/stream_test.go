@@ -248,6 +248,35 @@ func TestStreamHashMismatch(t *testing.T) {
 	}
 }
 
+// TestHashMismatchExplainsFirst asks for a target the corrupt input has no
+// bundle for: the comparison, deferred while the general path matched
+// the bundles, is what the job reports, as when it is not deferred.
+func TestHashMismatchExplainsFirst(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	srcs := []io.Reader{strings.NewReader("host"), strings.NewReader("device code")}
+	if err := bundle.WriteBinary(&buf, streamIDs[:2], []int64{4, 11}, srcs, 1); err != nil {
+		t.Fatal(err)
+	}
+	in := writeCCOB(t, dir, "bad.ccob", buf.Bytes(), ccob.MethodZstd)
+	b, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ccob.ParseHeader(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(b[h.HeaderSize-8:], h.Hash^1)
+	if err := os.WriteFile(in, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = unbundleBoth(t, in, streamIDs[:3], false)
+	if err == nil || !strings.Contains(err.Error(), "hash mismatch") {
+		t.Fatalf("error %v, want the hash mismatch", err)
+	}
+}
+
 // FuzzRouter feeds arbitrary decompressed bytes to the router in chunks and
 // checks that it never panics and that whatever it streams equals the
 // payloads the general path reads from the whole bundle.

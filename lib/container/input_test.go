@@ -1,0 +1,179 @@
+package container
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/ccob"
+)
+
+// inputFile writes b to a file and returns its name.
+func inputFile(t *testing.T, b []byte) string {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// badHash returns the CCOB rec with its stored hash changed.
+func badHash(t *testing.T, rec []byte) []byte {
+	t.Helper()
+	h, err := ccob.ParseHeader(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bytes.Clone(rec)
+	binary.LittleEndian.PutUint64(b[h.HeaderSize-8:], h.Hash^1) // the header's last field
+	return b
+}
+
+func partText(t *testing.T, p *Source) string {
+	t.Helper()
+	b, err := io.ReadAll(p.Reader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A deferred hash mismatch is the input's to report, at the record it is
+// in: the parts are usable before Check, and Check names the second
+// record's offset, after the first record and the padding.
+func TestInputCheckNamesRecord(t *testing.T) {
+	first := compressed(t, "first bundle")
+	input := append(append(bytes.Clone(first), 0, 0, 0), badHash(t, compressed(t, "second"))...)
+	opt := InputOptions{TempDir: t.TempDir(), Decompress: &DecompressOptions{Defer: true}}
+	in, err := OpenInput(inputFile(t, input), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if len(in.Parts) != 2 || partText(t, in.Parts[1]) != "second" || !in.Compressed {
+		t.Fatalf("%d parts, compressed %v", len(in.Parts), in.Compressed)
+	}
+	err = in.Check()
+	var re *RecordError
+	if !errors.As(err, &re) || !errors.Is(err, ccob.ErrHashMismatch) || re.Offset != int64(len(first)+3) {
+		t.Fatalf("Check: %v, want the hash mismatch of the record at %d", err, len(first)+3)
+	}
+	if again := in.Check(); again == nil || again.Error() != err.Error() {
+		t.Fatalf("Check again: %v, want %v", again, err)
+	}
+}
+
+// An input without the CCOB magic is its own one part.
+func TestInputUncompressed(t *testing.T) {
+	in, err := OpenInput(inputFile(t, []byte("plain bytes")), InputOptions{Decompress: &DecompressOptions{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if in.Compressed || len(in.Parts) != 1 || in.Parts[0] != &in.Source || in.Check() != nil {
+		t.Fatalf("compressed %v, %d parts", in.Compressed, len(in.Parts))
+	}
+}
+
+// sink takes the decoded bytes, or spools them all when spool is set.
+type sink struct {
+	spool io.Writer
+	took  bytes.Buffer
+	spill bool
+}
+
+func (s *sink) Write(p []byte) (int, error) {
+	if s.spill {
+		return s.spool.Write(p)
+	}
+	return s.took.Write(p)
+}
+
+func (s *sink) Finish() (bool, error) { return s.spill, nil }
+
+// One record is offered to the sink: taken whole, the input is Streamed
+// with no parts, and its hash still has to pass Check; spooled, the spool
+// is the one part. Two records are never offered.
+func TestInputStream(t *testing.T) {
+	rec := compressed(t, "one bundle")
+	for _, c := range []struct {
+		name   string
+		input  []byte
+		spill  bool
+		offers int
+		parts  []string
+		check  bool // Check fails
+	}{
+		{"taken", rec, false, 1, nil, false},
+		{"taken, bad hash", badHash(t, rec), false, 1, nil, true},
+		{"spooled", append(bytes.Clone(rec), 0, 0), true, 1, []string{"one bundle"}, false},
+		{"two records", append(bytes.Clone(rec), rec...), false, 0, []string{"one bundle", "one bundle"}, false},
+	} {
+		s := &sink{spill: c.spill}
+		offers := 0
+		opt := InputOptions{TempDir: t.TempDir(), Decompress: &DecompressOptions{Defer: true}}
+		opt.Stream = func(h ccob.Header, spool io.Writer) Sink {
+			offers++
+			s.spool = spool
+			return s
+		}
+		in, err := OpenInput(inputFile(t, c.input), opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var parts []string
+		for _, p := range in.Parts {
+			parts = append(parts, partText(t, p))
+		}
+		switch {
+		case offers != c.offers:
+			t.Errorf("%s: offered %d times, want %d", c.name, offers, c.offers)
+		case in.Streamed != (c.parts == nil) || len(parts) != len(c.parts):
+			t.Errorf("%s: streamed %v, parts %q, want %q", c.name, in.Streamed, parts, c.parts)
+		case c.parts == nil && s.took.String() != "one bundle":
+			t.Errorf("%s: the sink took %q", c.name, s.took.String())
+		case (in.Check() != nil) != c.check:
+			t.Errorf("%s: Check: %v", c.name, in.Check())
+		}
+		in.Close()
+	}
+}
+
+// A version this does not know is a *VersionError with the version the
+// record declares, for the caller's message.
+func TestInputUnknownVersion(t *testing.T) {
+	rec := compressed(t, "bundle")
+	binary.LittleEndian.PutUint16(rec[4:], 9)
+	_, err := OpenInput(inputFile(t, rec), InputOptions{Decompress: &DecompressOptions{}})
+	var ve *VersionError
+	if !errors.As(err, &ve) || ve.Version != 9 || !errors.Is(err, ccob.ErrUnknownVersion) {
+		t.Fatalf("got %v, want version 9 unknown", err)
+	}
+}
+
+// The parts of an input that Expand decodes (archive members) are charged
+// to the input's one budget: the second does not fit what the first left.
+func TestExpandSharesBudget(t *testing.T) {
+	rec := compressed(t, "sixteen bytes..!")
+	in, err := OpenInput(inputFile(t, rec), InputOptions{Limit: 20, LimitHint: "raise it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	part, err := in.Expand(&in.Source, DecompressOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer part.Close()
+	_, err = in.Expand(&in.Source, DecompressOptions{})
+	var ee *budget.ExceededError
+	if !errors.As(err, &ee) || ee.Used != 16 || ee.Hint != "raise it" {
+		t.Fatalf("second part: %v, want the budget exceeded after 16 bytes", err)
+	}
+}
