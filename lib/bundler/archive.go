@@ -43,7 +43,8 @@ type symbols struct {
 // The member list is read first; runs of members are then parsed (and the
 // symbols of their device objects listed) concurrently, and the results
 // joined in archive order, so output and errors are those of a sequential
-// walk. A regular file is read through a memory mapping (see mapped).
+// walk. A regular file is read through a memory mapping
+// (container.InputOptions.Map).
 func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
 	opt := inputOptions(cfg)
 	opt.Map = mapInputs
@@ -52,30 +53,13 @@ func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
 		return err
 	}
 	defer src.Close()
-	defer faultGuard(&err, cfg.Inputs[0])()
-	rd, err := ar.NewReader(src.R, src.Size)
-	if errors.Is(err, ar.ErrNotArchive) {
-		// LLVM says this for every input without the archive magic.
-		return inFile(cfg.Inputs[0], "", errorf("%s: %v", ar.ErrTooSmall, err))
-	}
-	if errors.Is(err, ar.ErrTooSmall) {
-		return inFile(cfg.Inputs[0], "", err)
-	}
-	if err != nil {
-		return fileError(cfg.Inputs[0], err)
-	}
-	var ms []*ar.Member
-	var walkErr error
-	for {
-		m, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			walkErr = fileError(cfg.Inputs[0], err)
-			break
-		}
-		ms = append(ms, m)
+	ms, err := src.Members()
+	var walkErr error // reported after the members before it
+	switch {
+	case errors.Is(err, ar.ErrNotArchive) || errors.Is(err, ar.ErrTooSmall):
+		return archiveError(cfg.Inputs[0], err)
+	case err != nil:
+		walkErr = fileError(cfg.Inputs[0], err)
 	}
 	shards := splitMembers(ms, shardCount(cfg))
 	res := make([]shardResult, len(shards))
@@ -114,13 +98,13 @@ func shardCount(cfg *Config) int {
 }
 
 // splitMembers cuts ms into at most n consecutive runs of about equal size.
-func splitMembers(ms []*ar.Member, n int) [][]*ar.Member {
+func splitMembers(ms []container.Piece, n int) [][]container.Piece {
 	var total int64
 	for _, m := range ms {
 		total += m.Size + 60
 	}
 	per := total/int64(max(n, 1)) + 1
-	var out [][]*ar.Member
+	var out [][]container.Piece
 	var acc int64
 	start := 0
 	for i, m := range ms {
@@ -143,7 +127,7 @@ type shardResult struct {
 	err       error // the first member's error; later members are not parsed
 }
 
-func (r *shardResult) parse(cfg *Config, h handler, t *targets, src *container.Input, ms []*ar.Member) {
+func (r *shardResult) parse(cfg *Config, h handler, t *targets, src *container.Input, ms []container.Piece) {
 	st := newArchiveState(src.R)
 	r.perTarget = make([][]member, len(t.std))
 	for _, m := range ms {
@@ -153,12 +137,12 @@ func (r *shardResult) parse(cfg *Config, h handler, t *targets, src *container.I
 	}
 }
 
-func archiveChild(cfg *Config, h handler, t *targets, src *container.Input, m *ar.Member, sc *scratch, perTarget [][]member, st *archiveState) error {
+func archiveChild(cfg *Config, h handler, t *targets, src *container.Input, m container.Piece, sc *scratch, perTarget [][]member, st *archiveState) error {
 	data, release := st.memberData(m)
 	defer release()
 	child := &container.Source{Name: m.Name, R: data, Size: m.Size}
 	// The decoded records stay open while the outputs are written.
-	in, err := expand(cfg, src, child, "Failed to decompress code object")
+	in, err := expandMember(cfg, src, child, "Failed to decompress code object")
 	var be *Error
 	if errors.As(err, &be) {
 		return inFile(cfg.Inputs[0], m.Name, err)

@@ -54,9 +54,9 @@ func ccobOptions(cfg *Config) ccob.ReaderOptions {
 	return ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck}
 }
 
-// expand decodes the compressed records of src, a member of the archive
+// expandMember decodes the compressed records of src, a member of the archive
 // in (container.Input.Expand), its errors worded with prefix.
-func expand(cfg *Config, in *container.Input, src *container.Source, prefix string) (*container.Input, error) {
+func expandMember(cfg *Config, in *container.Input, src *container.Source, prefix string) (*container.Input, error) {
 	part, err := in.Expand(src, *decompression(cfg, false))
 	if err != nil {
 		return nil, inputError(src.Name, prefix, err)

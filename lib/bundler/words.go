@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/container"
 )
@@ -40,6 +41,15 @@ func decompressError(name, prefix string, err error) error {
 		err = fmt.Errorf("%w: %w", ccob.ErrDecompress, err)
 	}
 	return inFile(name, "", fmt.Errorf("%s: %w", prefix, err))
+}
+
+// archiveError words an input that is no archive as LLVM does: it says
+// "file too small to be an archive" for every input without the magic.
+func archiveError(name string, err error) error {
+	if errors.Is(err, ar.ErrNotArchive) {
+		return inFile(name, "", errorf("%s: %v", ar.ErrTooSmall, err))
+	}
+	return inFile(name, "", err)
 }
 
 // faultGuard makes a memory fault in the calling goroutine an error in

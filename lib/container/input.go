@@ -79,18 +79,26 @@ func OpenInput(name string, opt InputOptions) (*Input, error) {
 	if opt.Map {
 		in.mapFile()
 	}
-	switch {
-	case opt.Decompress == nil:
+	if opt.Decompress == nil {
 		in.Parts = []*Source{&in.Source}
-	case opt.Stream != nil && in.stream(opt, &err):
-	default:
-		err = in.expand(*opt.Decompress)
+		return in, nil
 	}
-	if err != nil {
+	if err := in.decodeInput(opt); err != nil {
 		in.Close()
 		return nil, err
 	}
 	return in, nil
+}
+
+// decodeInput decodes the input into opt.Stream's sink when it is one record
+// (Streamable), else its records into Parts.
+func (in *Input) decodeInput(opt InputOptions) error {
+	if opt.Stream != nil {
+		if h, ok := Streamable(&in.Source); ok {
+			return in.streamRecord(h, opt)
+		}
+	}
+	return in.decodeRecords(*opt.Decompress)
 }
 
 // mapFile reads the input from a mapping when it can (Map).
@@ -107,13 +115,16 @@ func (in *Input) mapFile() {
 // Closing that Input leaves src open.
 func (in *Input) Expand(src *Source, opt DecompressOptions) (*Input, error) {
 	part := &Input{Source: *src, budget: in.budget}
-	if err := part.expand(opt); err != nil {
+	if err := part.decodeRecords(opt); err != nil {
 		return nil, err
 	}
 	return part, nil
 }
 
-func (in *Input) expand(opt DecompressOptions) error {
+// decodeRecords decodes the input's compressed records (Decompress) into
+// Parts against its budget; Parts is the input itself when it is not
+// compressed.
+func (in *Input) decodeRecords(opt DecompressOptions) error {
 	opt.CCOB.Budget = in.budget
 	in.Compressed = ccob.IsCompressed(in.Prefix(8))
 	if !in.Compressed {

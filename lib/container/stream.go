@@ -24,41 +24,34 @@ func Streamable(src *Source) (ccob.Header, bool) {
 	return h, err == nil && next == src.Size
 }
 
-// stream decodes the input into opt.Stream's sink when it is Streamable,
-// and reports whether it did (with in.Parts, or in.Streamed, set) or
-// failed (with the error in err).
-func (in *Input) stream(opt InputOptions, err *error) bool {
-	h, ok := Streamable(&in.Source)
-	if !ok {
-		return false
-	}
+// streamRecord decodes the input, one compressed record with header h, into
+// opt.Stream's sink; the sink's spool, if it spooled, is the one part.
+func (in *Input) streamRecord(h ccob.Header, opt InputOptions) error {
 	in.Compressed = true
-	spool, e := Unlinked(opt.TempDir, "offload-ccob-*")
-	if e != nil {
-		*err = e
-		return true
+	spool, err := Unlinked(opt.TempDir, "offload-ccob-*")
+	if err != nil {
+		return err
 	}
 	sink := opt.Stream(h, spool)
 	ccobOpt := opt.Decompress.CCOB
 	ccobOpt.Budget = in.budget
-	_, _, check, e := ccob.DecompressDeferred(sink, in.R, in.Size, ccobOpt)
+	_, _, check, err := ccob.DecompressDeferred(sink, in.R, in.Size, ccobOpt)
 	spooled := false
-	if e == nil {
-		spooled, e = sink.Finish()
+	if err == nil {
+		spooled, err = sink.Finish()
 	}
-	if e != nil {
+	if err != nil {
 		spool.Close()
-		*err = in.withVersion(&RecordError{Err: e})
-		return true
+		return in.withVersion(&RecordError{Err: err})
 	}
 	in.checks, in.offsets = []func() error{check}, []int64{0}
 	if spooled {
 		in.Parts = []*Source{{R: spool, Size: int64(h.UncompressedSize)}}
 		in.undo = append(in.undo, func() { spool.Close() }, func() { check() })
-		return true
+		return nil
 	}
 	spool.Close()
 	in.Streamed = true
 	in.undo = append(in.undo, func() { check() })
-	return true
+	return nil
 }
