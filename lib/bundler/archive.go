@@ -67,10 +67,7 @@ func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
 	for k := range shards {
 		res[k].sc = &scratch{dir: cfg.TempDir}
 		defer res[k].sc.close()
-		wg.Go(func() {
-			defer faultGuard(&res[k].err, cfg.Inputs[0])()
-			res[k].parse(cfg, h, t, src, shards[k])
-		})
+		wg.Go(func() { res[k].parse(cfg, h, t, src, shards[k]) })
 	}
 	wg.Wait()
 	perTarget := make([][]member, len(t.std))
@@ -127,7 +124,10 @@ type shardResult struct {
 	err       error // the first member's error; later members are not parsed
 }
 
+// parse parses the members ms of src in a goroutine of its own, which
+// reads the mapping (container.InputOptions.Map): a fault there is r.err.
 func (r *shardResult) parse(cfg *Config, h handler, t *targets, src *container.Input, ms []container.Piece) {
+	defer faultGuard(&r.err, cfg.Inputs[0])()
 	st := newArchiveState(src.R)
 	r.perTarget = make([][]member, len(t.std))
 	for _, m := range ms {

@@ -184,7 +184,6 @@ func writeArchiveJobs(input string, jobs []archiveJob) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			defer faultGuard(&errs[i], input)()
 			errs[i] = jobs[i].write(input)
 		}()
 	}
@@ -197,7 +196,10 @@ func writeArchiveJobs(input string, jobs []archiveJob) error {
 	return nil
 }
 
-func (j *archiveJob) write(input string) error {
+// write writes the output archive in a goroutine of its own, which reads
+// the mapped input: a fault there is its error.
+func (j *archiveJob) write(input string) (err error) {
+	defer faultGuard(&err, input)()
 	for _, err := range j.symErrs {
 		if err != nil {
 			return fileError(input, err)

@@ -26,8 +26,7 @@ func inputOptions(cfg *Config) container.InputOptions {
 }
 
 // openInput opens the input called name as opt says (container.OpenInput:
-// opening or spooling it, mapping it, decoding its compressed records),
-// its errors in LLVM's words.
+// opening or spooling it, mapping it), its errors in LLVM's words.
 func openInput(name string, opt container.InputOptions) (*container.Input, error) {
 	in, err := container.OpenInput(name, opt)
 	if err != nil {
@@ -39,8 +38,8 @@ func openInput(name string, opt container.InputOptions) (*container.Input, error
 // decompression is how the job decodes compressed records: against its
 // limits, with LLVM's -verbose report of each. deferCheck leaves their
 // MD5 comparisons running (see container.Input.Check).
-func decompression(cfg *Config, deferCheck bool) *container.DecompressOptions {
-	opt := &container.DecompressOptions{TempDir: cfg.TempDir, Defer: deferCheck}
+func decompression(cfg *Config, deferCheck bool) container.DecompressOptions {
+	opt := container.DecompressOptions{TempDir: cfg.TempDir, Defer: deferCheck}
 	if cfg.Verbose {
 		opt.Decoded = func(r *container.Record) {
 			printDecompressed(cfg, r.Header, uint64(r.Used)-uint64(r.Header.HeaderSize), r.Took, cfg.SkipHashCheck)
@@ -57,7 +56,7 @@ func ccobOptions(cfg *Config) ccob.ReaderOptions {
 // expandMember decodes the compressed records of src, a member of the archive
 // in (container.Input.Expand), its errors worded with prefix.
 func expandMember(cfg *Config, in *container.Input, src *container.Source, prefix string) (*container.Input, error) {
-	part, err := in.Expand(src, *decompression(cfg, false))
+	part, err := in.Expand(src, decompression(cfg, false))
 	if err != nil {
 		return nil, inputError(src.Name, prefix, err)
 	}

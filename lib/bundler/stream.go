@@ -17,7 +17,7 @@ import (
 // larger header (tens of thousands of entries) takes the spooled path.
 const maxStreamHeader = 1 << 20
 
-// streamOptions offers the input to a router (container.Sink) when it is
+// streamInto offers the input to a router (container.Sink) when it is
 // one compressed record holding, it may be, one binary bundle: the bundle
 // header is parsed as it comes out of the decoder, and each payload goes
 // straight to its output (in g) while the MD5 is computed beside it,
@@ -29,7 +29,7 @@ const maxStreamHeader = 1 << 20
 // them, and they go through it, so results and messages do not depend on
 // which path ran. -verbose reports each decompression, so it never
 // streams; nor do text bundles. *rt is the router, once there is one.
-func streamOptions(cfg *Config, h handler, t *targets, g *atomicfile.Group, rt **router) func(ccob.Header, io.Writer) container.Sink {
+func streamInto(cfg *Config, h handler, t *targets, g *atomicfile.Group, rt **router) container.Stream {
 	if h.kind == textHandler || cfg.Verbose {
 		return nil
 	}

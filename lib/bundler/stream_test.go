@@ -213,16 +213,16 @@ func streams(t *testing.T, in string, ids []string) bool {
 	var g atomicfile.Group
 	defer g.Abort()
 	var rt *router
-	opt := container.InputOptions{Decompress: decompression(cfg, true), Stream: streamOptions(cfg, handlerFor(cfg.FileType), tg, &g, &rt)}
-	src, err := container.OpenInput(in, opt)
+	src, err := container.OpenInput(in, container.InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	err = src.Decode(decompression(cfg, true), streamInto(cfg, handlerFor(cfg.FileType), tg, &g, &rt))
 	if rt == nil {
 		t.Fatal("input not streamable")
 	}
-	if err != nil {
-		return true
-	}
-	defer src.Close()
-	return src.Streamed
+	return err != nil || src.Streamed
 }
 
 // TestStreamHashMismatch checks a corrupt stored hash leaves no output.

@@ -31,17 +31,20 @@ func Unbundle(cfg *Config) error {
 	var g atomicfile.Group
 	defer g.Abort()
 	var rt *router
-	opt := inputOptions(cfg)
-	opt.Decompress = decompression(cfg, !cfg.Verbose)
-	opt.Stream = streamOptions(cfg, h, t, &g, &rt)
-	in, err := container.OpenInput(cfg.Inputs[0], opt)
+	dec := decompression(cfg, !cfg.Verbose)
+	stream := streamInto(cfg, h, t, &g, &rt)
+	in, err := openInput(cfg.Inputs[0], inputOptions(cfg))
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	err = in.Decode(dec, stream)
 	if rt != nil && rt.err != nil {
 		return rt.err // an output's error, worded where it happened
 	}
 	if err != nil {
 		return inputError(cfg.Inputs[0], decompressInput, err)
 	}
-	defer in.Close()
 	if !in.Streamed {
 		err = unbundleParts(cfg, h, t, in, &g)
 	}
@@ -168,19 +171,17 @@ func writeOne(out io.Writer, cfg *Config, t *targets, i, a int, found bool, part
 // hashorder.go), text bundles' and objects' in file order.
 func List(cfg *Config) error {
 	h := handlerFor(cfg.FileType)
-	src, err := openInput(cfg.Inputs[0], inputOptions(cfg))
+	in, err := openInput(cfg.Inputs[0], inputOptions(cfg))
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	if listHeaders(cfg, h, &src.Source) {
+	defer in.Close()
+	if listHeaders(cfg, h, &in.Source) {
 		return nil
 	}
-	in, err := src.Expand(&src.Source, *decompression(cfg, false))
-	if err != nil {
+	if err := in.Decode(decompression(cfg, false), nil); err != nil {
 		return inputError(cfg.Inputs[0], decompressInput, err)
 	}
-	defer in.Close()
 	reportUncompressed(cfg, in)
 	sc := &scratch{dir: cfg.TempDir}
 	defer sc.close()

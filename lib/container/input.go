@@ -10,8 +10,9 @@ import (
 	"github.com/rules-offload/rules_offload/lib/ccob"
 )
 
-// Input is an opened input and the bundles inside it: the input itself, or
-// the decoded contents of its compressed records. The MD5 comparisons of
+// Input is an opened input and the bundles inside it: the input itself, or,
+// once decoded (Decode, Expand), the contents of its compressed records,
+// all charged to the input's one budget. The MD5 comparisons of
 // the records may still be running (DecompressOptions.Defer); Check waits
 // for them, so that "a hash mismatch explains whatever else went wrong"
 // is asked of the input, not remembered by every error path of a caller.
@@ -22,7 +23,7 @@ type Input struct {
 	Parts []*Source
 	// Compressed says that the input starts with a compressed record.
 	Compressed bool
-	// Streamed says that InputOptions.Stream's sink took the whole
+	// Streamed says that Decode's sink took the whole
 	// record as it was decoded: there are no Parts, and Check says
 	// whether the bytes it took were the ones stored.
 	Streamed bool
@@ -45,16 +46,13 @@ type InputOptions struct {
 	// Map reads a regular file of at most MaxMapped bytes from a memory
 	// mapping (Map): read the input in goroutines that defer FaultGuard.
 	Map bool
-	// Decompress, if set, decodes the input's compressed records into
-	// Parts (Expand), against the input's budget whatever its
-	// CCOB.Budget says; otherwise Parts is the input itself.
-	Decompress *DecompressOptions
-	// Stream, if set with Decompress, is offered an input that is one
-	// compressed record followed by nothing but zero padding (Streamable):
-	// the decoded bytes go to the sink it returns, which writes what it
-	// does not take to spool (see Sink).
-	Stream func(h ccob.Header, spool io.Writer) Sink
 }
+
+// Stream offers Decode an input that is one compressed record followed
+// by nothing but zero padding (Streamable) with its header: the decoded
+// bytes go to the sink it returns, which writes what it does not take to
+// spool (see Sink).
+type Stream func(h ccob.Header, spool io.Writer) Sink
 
 // Sink takes a decoded record as it comes out of the decoder. When it
 // cannot use the bytes it writes them, and all that follow, to the spool
@@ -67,8 +65,8 @@ type Sink interface {
 }
 
 // OpenInput opens the input called name ("-" for stdin; see Open) and,
-// as opt says, maps it and decodes its compressed records. Its errors are
-// those of Open and Expand; on error nothing stays open.
+// if opt says so, maps it. Its Parts are the input itself until Decode.
+// Its errors are Open's.
 func OpenInput(name string, opt InputOptions) (*Input, error) {
 	src, err := Open(name, opt.TempDir)
 	if err != nil {
@@ -79,26 +77,22 @@ func OpenInput(name string, opt InputOptions) (*Input, error) {
 	if opt.Map {
 		in.mapFile()
 	}
-	if opt.Decompress == nil {
-		in.Parts = []*Source{&in.Source}
-		return in, nil
-	}
-	if err := in.decodeInput(opt); err != nil {
-		in.Close()
-		return nil, err
-	}
+	in.Parts = []*Source{&in.Source}
 	return in, nil
 }
 
-// decodeInput decodes the input into opt.Stream's sink when it is one record
-// (Streamable), else its records into Parts.
-func (in *Input) decodeInput(opt InputOptions) error {
-	if opt.Stream != nil {
+// Decode decodes the input into stream's sink when stream is set and the
+// input is one record (Streamable), else its compressed records into
+// Parts (Decompress), against its budget whatever opt.CCOB.Budget says.
+// Its errors are a *RecordError (with a *VersionError for a version this
+// does not know), a *TrailingError or an I/O error.
+func (in *Input) Decode(opt DecompressOptions, stream Stream) error {
+	if stream != nil {
 		if h, ok := Streamable(&in.Source); ok {
-			return in.streamRecord(h, opt)
+			return in.streamRecord(h, opt, stream)
 		}
 	}
-	return in.decodeRecords(*opt.Decompress)
+	return in.decodeRecords(opt)
 }
 
 // mapFile reads the input from a mapping when it can (Map).
@@ -131,6 +125,7 @@ func (in *Input) decodeRecords(opt DecompressOptions) error {
 		in.Parts = []*Source{&in.Source}
 		return nil
 	}
+	in.Parts = nil
 	recs, err := Decompress(&in.Source, opt)
 	if err != nil {
 		return in.withVersion(err)

@@ -35,6 +35,19 @@ func badHash(t *testing.T, rec []byte) []byte {
 	return b
 }
 
+// openDecoded opens the input b and decodes it.
+func openDecoded(t *testing.T, b []byte, opt DecompressOptions, stream Stream) *Input {
+	t.Helper()
+	in, err := OpenInput(inputFile(t, b), InputOptions{TempDir: opt.TempDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Decode(opt, stream); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
 func partText(t *testing.T, p *Source) string {
 	t.Helper()
 	b, err := io.ReadAll(p.Reader())
@@ -50,16 +63,12 @@ func partText(t *testing.T, p *Source) string {
 func TestInputCheckNamesRecord(t *testing.T) {
 	first := compressed(t, "first bundle")
 	input := append(append(bytes.Clone(first), 0, 0, 0), badHash(t, compressed(t, "second"))...)
-	opt := InputOptions{TempDir: t.TempDir(), Decompress: &DecompressOptions{Defer: true}}
-	in, err := OpenInput(inputFile(t, input), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := openDecoded(t, input, DecompressOptions{TempDir: t.TempDir(), Defer: true}, nil)
 	defer in.Close()
 	if len(in.Parts) != 2 || partText(t, in.Parts[1]) != "second" || !in.Compressed {
 		t.Fatalf("%d parts, compressed %v", len(in.Parts), in.Compressed)
 	}
-	err = in.Check()
+	err := in.Check()
 	var re *RecordError
 	if !errors.As(err, &re) || !errors.Is(err, ccob.ErrHashMismatch) || re.Offset != int64(len(first)+3) {
 		t.Fatalf("Check: %v, want the hash mismatch of the record at %d", err, len(first)+3)
@@ -71,10 +80,7 @@ func TestInputCheckNamesRecord(t *testing.T) {
 
 // An input without the CCOB magic is its own one part.
 func TestInputUncompressed(t *testing.T) {
-	in, err := OpenInput(inputFile(t, []byte("plain bytes")), InputOptions{Decompress: &DecompressOptions{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := openDecoded(t, []byte("plain bytes"), DecompressOptions{}, nil)
 	defer in.Close()
 	if in.Compressed || len(in.Parts) != 1 || in.Parts[0] != &in.Source || in.Check() != nil {
 		t.Fatalf("compressed %v, %d parts", in.Compressed, len(in.Parts))
@@ -117,16 +123,12 @@ func TestInputStream(t *testing.T) {
 	} {
 		s := &sink{spill: c.spill}
 		offers := 0
-		opt := InputOptions{TempDir: t.TempDir(), Decompress: &DecompressOptions{Defer: true}}
-		opt.Stream = func(h ccob.Header, spool io.Writer) Sink {
+		stream := func(h ccob.Header, spool io.Writer) Sink {
 			offers++
 			s.spool = spool
 			return s
 		}
-		in, err := OpenInput(inputFile(t, c.input), opt)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
+		in := openDecoded(t, c.input, DecompressOptions{TempDir: t.TempDir(), Defer: true}, stream)
 		var parts []string
 		for _, p := range in.Parts {
 			parts = append(parts, partText(t, p))
@@ -150,7 +152,12 @@ func TestInputStream(t *testing.T) {
 func TestInputUnknownVersion(t *testing.T) {
 	rec := compressed(t, "bundle")
 	binary.LittleEndian.PutUint16(rec[4:], 9)
-	_, err := OpenInput(inputFile(t, rec), InputOptions{Decompress: &DecompressOptions{}})
+	in, err := OpenInput(inputFile(t, rec), InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	err = in.Decode(DecompressOptions{}, nil)
 	var ve *VersionError
 	if !errors.As(err, &ve) || ve.Version != 9 || !errors.Is(err, ccob.ErrUnknownVersion) {
 		t.Fatalf("got %v, want version 9 unknown", err)

@@ -8,7 +8,7 @@ import (
 
 // Streamable returns the header of src's compressed record when src is
 // one record followed by nothing but zero padding, so that the record may
-// be decoded into a Sink (InputOptions.Stream).
+// be decoded into a Sink (Stream).
 func Streamable(src *Source) (ccob.Header, bool) {
 	h, err := ccob.ParseHeader(src.Prefix(ccob.HeaderSizeV3))
 	if err != nil || h.UncompressedSize > math.MaxInt64 {
@@ -25,17 +25,16 @@ func Streamable(src *Source) (ccob.Header, bool) {
 }
 
 // streamRecord decodes the input, one compressed record with header h, into
-// opt.Stream's sink; the sink's spool, if it spooled, is the one part.
-func (in *Input) streamRecord(h ccob.Header, opt InputOptions) error {
+// stream's sink; the sink's spool, if it spooled, is the one part.
+func (in *Input) streamRecord(h ccob.Header, opt DecompressOptions, stream Stream) error {
 	in.Compressed = true
 	spool, err := Unlinked(opt.TempDir, "offload-ccob-*")
 	if err != nil {
 		return err
 	}
-	sink := opt.Stream(h, spool)
-	ccobOpt := opt.Decompress.CCOB
-	ccobOpt.Budget = in.budget
-	_, _, check, err := ccob.DecompressDeferred(sink, in.R, in.Size, ccobOpt)
+	sink := stream(h, spool)
+	opt.CCOB.Budget = in.budget
+	_, _, check, err := ccob.DecompressDeferred(sink, in.R, in.Size, opt.CCOB)
 	spooled := false
 	if err == nil {
 		spooled, err = sink.Finish()
@@ -44,7 +43,7 @@ func (in *Input) streamRecord(h ccob.Header, opt InputOptions) error {
 		spool.Close()
 		return in.withVersion(&RecordError{Err: err})
 	}
-	in.checks, in.offsets = []func() error{check}, []int64{0}
+	in.checks, in.offsets, in.Parts = []func() error{check}, []int64{0}, nil
 	if spooled {
 		in.Parts = []*Source{{R: spool, Size: int64(h.UncompressedSize)}}
 		in.undo = append(in.undo, func() { spool.Close() }, func() { check() })
