@@ -141,7 +141,6 @@ func archiveChild(cfg *Config, h handler, t *targets, src *container.Input, m co
 	data, release := st.memberData(m)
 	defer release()
 	child := &container.Source{Name: m.Name, R: data, Size: m.Size}
-	// The decoded records stay open while the outputs are written.
 	in, err := expandMember(cfg, src, child, "Failed to decompress code object")
 	var be *Error
 	if errors.As(err, &be) {
@@ -150,6 +149,7 @@ func archiveChild(cfg *Config, h handler, t *targets, src *container.Input, m co
 	if err != nil {
 		return fileError(cfg.Inputs[0], err)
 	}
+	sc.hold(in) // its decoded records are read again when the outputs are written
 	var all []entry
 	for _, p := range in.Parts {
 		es, err := h.entries(cfg, p, sc)

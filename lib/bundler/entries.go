@@ -152,11 +152,16 @@ func strippedHost(cfg *Config, part *container.Source, scratch *scratch) (io.Rea
 	return io.NewSectionReader(tmp, 0, n), n, nil
 }
 
-// scratch owns the temporary files of one job.
+// scratch owns the temporary files of one job, and the decoded archive
+// members whose parts it reads until the outputs are written.
 type scratch struct {
 	dir   string
 	files []*os.File
+	held  []*container.Input
 }
+
+// hold closes in, with the scratch files.
+func (s *scratch) hold(in *container.Input) { s.held = append(s.held, in) }
 
 func (s *scratch) create() (*os.File, error) {
 	f, err := container.Unlinked(s.dir, "offload-scratch-*")
@@ -171,5 +176,8 @@ func (s *scratch) close() {
 	for _, f := range s.files {
 		f.Close()
 	}
-	s.files = nil
+	for _, in := range s.held {
+		in.Close()
+	}
+	s.files, s.held = nil, nil
 }

@@ -3,8 +3,10 @@ package bundler
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -65,6 +67,41 @@ func TestArchiveMembersShareBudget(t *testing.T) {
 	cfg.AllowMissingBundles = true
 	if err := Unbundle(cfg); !errors.Is(err, budget.ErrExceeded) {
 		t.Fatalf("got %v, want the second member refused by the budget", err)
+	}
+}
+
+// The records decoded from an archive's compressed members are closed when
+// the job ends, not left open until the garbage collector finds them: a
+// library of thousands of compressed members must not run out of file
+// descriptors.
+func TestArchiveMembersClosed(t *testing.T) {
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		return len(ents)
+	}
+	rec := hostile.CCOBZlib(make([]byte, 1024))
+	var ms []ar.WriterMember
+	for i := range 50 {
+		ms = append(ms, ar.WriterMember{Name: fmt.Sprintf("m%d.o", i), Size: int64(len(rec)), Data: bytes.NewReader(rec)})
+	}
+	var lib bytes.Buffer
+	if err := ar.WriteArchive(&lib, ms); err != nil {
+		t.Fatal(err)
+	}
+	cfg := hostileConfig(t, "a", lib.Bytes(), 0)
+	cfg.Targets = []string{"hipv4-amdgcn-amd-amdhsa--gfx906"}
+	cfg.Outputs = []string{filepath.Join(cfg.TempDir, "out.a")}
+	cfg.AllowMissingBundles = true
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // no finalizer closes them meanwhile
+	before := fds()
+	if err := Unbundle(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if after := fds(); after > before+2 {
+		t.Fatalf("%d file descriptors open after unbundling 50 compressed members, %d before", after, before)
 	}
 }
 
