@@ -184,3 +184,50 @@ func TestExpandSharesBudget(t *testing.T) {
 		t.Fatalf("second part: %v, want the budget exceeded after 16 bytes", err)
 	}
 }
+
+// FuzzInputDecode decodes arbitrary inputs, streamed into a sink that
+// takes or spools them, or record by record: errors are fine, panics are
+// not, and a decoded input's parts stay within its budget.
+func FuzzInputDecode(f *testing.F) {
+	tmp, err := os.CreateTemp(f.TempDir(), "ccob")
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer tmp.Close()
+	if _, err := ccob.Compress(tmp, bytes.NewReader([]byte("a bundle")), 8, ccob.WriterOptions{Method: ccob.MethodZstd}); err != nil {
+		f.Fatal(err)
+	}
+	rec, err := os.ReadFile(tmp.Name())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(rec, false, true)
+	f.Add(append(append(bytes.Clone(rec), 0, 0), rec...), true, false)
+	f.Add([]byte("CCOB\x03\x00\x01\x00"), true, true)
+	f.Fuzz(func(t *testing.T, data []byte, spill, stream bool) {
+		in, err := OpenInput(inputFile(t, data), InputOptions{TempDir: t.TempDir(), Limit: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		s := &sink{spill: spill}
+		var offer Stream
+		if stream {
+			offer = func(h ccob.Header, spool io.Writer) Sink {
+				s.spool = spool
+				return s
+			}
+		}
+		if err := in.Decode(DecompressOptions{TempDir: t.TempDir(), Defer: true}, offer); err != nil {
+			return
+		}
+		in.Check()
+		total := int64(0)
+		for _, p := range in.Parts {
+			total += p.Size
+		}
+		if in.Streamed && len(in.Parts) != 0 || in.Compressed && total > 1<<20 {
+			t.Fatalf("streamed %v with %d parts, %d bytes decoded", in.Streamed, len(in.Parts), total)
+		}
+	})
+}
