@@ -65,7 +65,7 @@ func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
 	res := make([]shardResult, len(shards))
 	var wg sync.WaitGroup
 	for k := range shards {
-		res[k].sc = &scratch{dir: cfg.TempDir}
+		res[k].sc = newScratch(cfg.TempDir)
 		defer res[k].sc.close()
 		wg.Go(func() { res[k].parse(cfg, h, t, src, shards[k]) })
 	}

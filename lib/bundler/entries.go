@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bundle"
@@ -137,7 +136,7 @@ func strippedHost(cfg *Config, part *container.Source, scratch *scratch) (io.Rea
 	if cfg.PrintCommands {
 		fmt.Fprintln(cfg.Stderr, quoteAll([]string{"llvm-objcopy", "--regex", "--remove-section=" + bundle.Magic + ".*", "--", part.Name, "<host output>"}))
 	}
-	tmp, err := scratch.create()
+	tmp, err := scratch.Temps.New()
 	if err != nil {
 		return nil, 0, err
 	}
@@ -152,32 +151,25 @@ func strippedHost(cfg *Config, part *container.Source, scratch *scratch) (io.Rea
 	return io.NewSectionReader(tmp, 0, n), n, nil
 }
 
-// scratch owns the temporary files of one job, and the decoded archive
-// members whose parts it reads until the outputs are written.
+// scratch owns the temporary files of one job (container.Temps), and the
+// decoded archive members whose parts it reads until the outputs are
+// written.
 type scratch struct {
-	dir   string
-	files []*os.File
-	held  []*container.Input
+	container.Temps
+	held []*container.Input
+}
+
+func newScratch(dir string) *scratch {
+	return &scratch{Temps: container.Temps{Dir: dir, Pattern: "offload-scratch-*"}}
 }
 
 // hold closes in, with the scratch files.
 func (s *scratch) hold(in *container.Input) { s.held = append(s.held, in) }
 
-func (s *scratch) create() (*os.File, error) {
-	f, err := container.Unlinked(s.dir, "offload-scratch-*")
-	if err != nil {
-		return nil, err
-	}
-	s.files = append(s.files, f)
-	return f, nil
-}
-
 func (s *scratch) close() {
-	for _, f := range s.files {
-		f.Close()
-	}
+	s.Temps.Close()
 	for _, in := range s.held {
 		in.Close()
 	}
-	s.files, s.held = nil, nil
+	s.held = nil
 }

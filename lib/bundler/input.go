@@ -74,15 +74,6 @@ func reportUncompressed(cfg *Config, in *container.Input) {
 	}
 }
 
-// hashFirst returns the input's hash mismatch, if any, instead of err: a
-// corrupt payload explains whatever else went wrong.
-func hashFirst(cfg *Config, in *container.Input, err error) error {
-	if herr := in.Check(); herr != nil {
-		return inputError(cfg.Inputs[0], decompressInput, herr)
-	}
-	return err
-}
-
 // printDecompressed writes -verbose's report of a decompression, LLVM's
 // lines in LLVM's order. The hash was checked (a mismatch is an error here,
 // where LLVM prints "Hashes match: No" and goes on), so the recalculated

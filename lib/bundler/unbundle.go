@@ -58,7 +58,7 @@ func Unbundle(cfg *Config) error {
 // general path.
 func unbundleParts(cfg *Config, h handler, t *targets, in *container.Input, g *atomicfile.Group) error {
 	reportUncompressed(cfg, in)
-	sc := &scratch{dir: cfg.TempDir}
+	sc := newScratch(cfg.TempDir)
 	defer sc.close()
 	var all []entry
 	for _, p := range in.Parts {
@@ -183,7 +183,7 @@ func List(cfg *Config) error {
 		return inputError(cfg.Inputs[0], decompressInput, err)
 	}
 	reportUncompressed(cfg, in)
-	sc := &scratch{dir: cfg.TempDir}
+	sc := newScratch(cfg.TempDir)
 	defer sc.close()
 	for _, p := range in.Parts {
 		es, err := h.entries(cfg, p, sc)

@@ -24,6 +24,15 @@ func inputError(name, prefix string, err error) error {
 	return fileError(name, err)
 }
 
+// hashFirst returns the input's hash mismatch, if any, instead of err: a
+// corrupt payload explains whatever else went wrong.
+func hashFirst(cfg *Config, in *container.Input, err error) error {
+	if herr := in.Check(); herr != nil {
+		return inputError(cfg.Inputs[0], decompressInput, herr)
+	}
+	return err
+}
+
 // decompressError reports that a compressed record of the file could not
 // be decompressed in LLVM's words ("Failed to decompress input: <reason>"),
 // naming the file after them: LLVM does not name it. LLVM 22 reports an
