@@ -13,6 +13,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/bitcode"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
@@ -42,52 +43,31 @@ type symbols struct {
 // The member list is read first; runs of members are then parsed (and the
 // symbols of their device objects listed) concurrently, and the results
 // joined in archive order, so output and errors are those of a sequential
-// walk. A regular file is read through a memory mapping (see mapped).
-func unbundleArchive(cfg *Config, t *targets) (err error) {
-	src, err := openSource(cfg.Inputs[0], cfg.TempDir)
+// walk. A regular file is read through a memory mapping
+// (container.InputOptions.Map).
+func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
+	opt := inputOptions(cfg)
+	opt.Map = mapInputs
+	src, err := openInput(cfg.Inputs[0], opt)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if m, unmap := mapInput(src); m != nil {
-		defer unmap()
-		src = &source{name: src.name, r: m, size: src.size}
-	}
-	defer faultGuard(&err, cfg.Inputs[0])()
-	rd, err := ar.NewReader(src.r, src.size)
-	if errors.Is(err, ar.ErrNotArchive) {
-		// LLVM says this for every input without the archive magic.
-		return inFile(cfg.Inputs[0], "", errorf("%s: %v", ar.ErrTooSmall, err))
-	}
-	if errors.Is(err, ar.ErrTooSmall) {
-		return inFile(cfg.Inputs[0], "", err)
-	}
-	if err != nil {
-		return fileError(cfg.Inputs[0], err)
-	}
-	var ms []*ar.Member
-	var walkErr error
-	for {
-		m, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			walkErr = fileError(cfg.Inputs[0], err)
-			break
-		}
-		ms = append(ms, m)
+	ms, err := src.Members()
+	var walkErr error // reported after the members before it
+	switch {
+	case errors.Is(err, ar.ErrNotArchive) || errors.Is(err, ar.ErrTooSmall):
+		return archiveError(cfg.Inputs[0], err)
+	case err != nil:
+		walkErr = fileError(cfg.Inputs[0], err)
 	}
 	shards := splitMembers(ms, shardCount(cfg))
 	res := make([]shardResult, len(shards))
 	var wg sync.WaitGroup
 	for k := range shards {
-		res[k].sc = &scratch{dir: cfg.TempDir}
+		res[k].sc = newScratch(cfg.TempDir)
 		defer res[k].sc.close()
-		wg.Go(func() {
-			defer faultGuard(&res[k].err, cfg.Inputs[0])()
-			res[k].parse(cfg, t, src, shards[k])
-		})
+		wg.Go(func() { res[k].parse(cfg, h, t, src, shards[k]) })
 	}
 	wg.Wait()
 	perTarget := make([][]member, len(t.std))
@@ -115,13 +95,13 @@ func shardCount(cfg *Config) int {
 }
 
 // splitMembers cuts ms into at most n consecutive runs of about equal size.
-func splitMembers(ms []*ar.Member, n int) [][]*ar.Member {
+func splitMembers(ms []container.Piece, n int) [][]container.Piece {
 	var total int64
 	for _, m := range ms {
 		total += m.Size + 60
 	}
 	per := total/int64(max(n, 1)) + 1
-	var out [][]*ar.Member
+	var out [][]container.Piece
 	var acc int64
 	start := 0
 	for i, m := range ms {
@@ -144,21 +124,24 @@ type shardResult struct {
 	err       error // the first member's error; later members are not parsed
 }
 
-func (r *shardResult) parse(cfg *Config, t *targets, src *source, ms []*ar.Member) {
-	st := newArchiveState(src.r)
+// parse parses the members ms of src in a goroutine of its own, which
+// reads the mapping (container.InputOptions.Map): a fault there is r.err.
+func (r *shardResult) parse(cfg *Config, h handler, t *targets, src *container.Input, ms []container.Piece) {
+	defer faultGuard(&r.err, cfg.Inputs[0])()
+	st := newArchiveState(src.R)
 	r.perTarget = make([][]member, len(t.std))
 	for _, m := range ms {
-		if r.err = archiveChild(cfg, t, m, r.sc, r.perTarget, st); r.err != nil {
+		if r.err = archiveChild(cfg, h, t, src, m, r.sc, r.perTarget, st); r.err != nil {
 			return
 		}
 	}
 }
 
-func archiveChild(cfg *Config, t *targets, m *ar.Member, sc *scratch, perTarget [][]member, st *archiveState) error {
+func archiveChild(cfg *Config, h handler, t *targets, src *container.Input, m container.Piece, sc *scratch, perTarget [][]member, st *archiveState) error {
 	data, release := st.memberData(m)
 	defer release()
-	child := &source{name: m.Name, r: data, size: m.Size}
-	parts, err := decompressedAs(child, cfg, "Failed to decompress code object")
+	child := &container.Source{Name: m.Name, R: data, Size: m.Size}
+	in, err := expandMember(cfg, src, child, "Failed to decompress code object")
 	var be *Error
 	if errors.As(err, &be) {
 		return inFile(cfg.Inputs[0], m.Name, err)
@@ -166,9 +149,10 @@ func archiveChild(cfg *Config, t *targets, m *ar.Member, sc *scratch, perTarget 
 	if err != nil {
 		return fileError(cfg.Inputs[0], err)
 	}
+	sc.hold(in) // its decoded records are read again when the outputs are written
 	var all []entry
-	for _, p := range parts {
-		es, err := entries(cfg, p, sc)
+	for _, p := range in.Parts {
+		es, err := h.entries(cfg, p, sc)
 		if err != nil {
 			return fileError(cfg.Inputs[0], errorf("%s (member %s)", err, m.Name))
 		}

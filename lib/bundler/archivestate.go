@@ -45,17 +45,17 @@ func newArchiveState(file io.ReaderAt) *archiveState {
 // memberData returns a reader over member m of the input and a function to
 // call once the member has been parsed, after which the reader reads from
 // the file.
-func (st *archiveState) memberData(m *ar.Member) (io.ReaderAt, func()) {
+func (st *archiveState) memberData(m container.Piece) (io.ReaderAt, func()) {
 	if mp, ok := st.file.(container.Mapped); ok && m.Offset >= 0 && m.Size >= 0 && m.Size <= int64(len(mp))-m.Offset {
 		end := m.Offset + m.Size
 		return &windowReader{b: mp[m.Offset:end:end], file: st.file, off: m.Offset, size: m.Size}, func() {}
 	}
 	if m.Size > maxWindowMember {
-		return m.Open(st.file), func() {}
+		return m.Data, func() {}
 	}
 	b := st.ahead.view(m.Offset, m.Size)
 	if b == nil {
-		return m.Open(st.file), func() {} // the ordinary path reports it
+		return m.Data, func() {} // the ordinary path reports it
 	}
 	r := &windowReader{b: b, file: st.file, off: m.Offset, size: m.Size}
 	return r, func() { r.b = nil }
@@ -184,7 +184,6 @@ func writeArchiveJobs(input string, jobs []archiveJob) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			defer faultGuard(&errs[i], input)()
 			errs[i] = jobs[i].write(input)
 		}()
 	}
@@ -197,7 +196,10 @@ func writeArchiveJobs(input string, jobs []archiveJob) error {
 	return nil
 }
 
-func (j *archiveJob) write(input string) error {
+// write writes the output archive in a goroutine of its own, which reads
+// the mapped input: a fault there is its error.
+func (j *archiveJob) write(input string) (err error) {
+	defer faultGuard(&err, input)()
 	for _, err := range j.symErrs {
 		if err != nil {
 			return fileError(input, err)

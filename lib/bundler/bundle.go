@@ -28,7 +28,7 @@ func Bundle(cfg *Config) error {
 		// LLVM 22 divides by zero here.
 		return errorf("invalid bundle alignment %d: it must be at least 1", cfg.BundleAlign)
 	}
-	srcs := make([]*source, len(cfg.Inputs))
+	srcs := make([]*container.Input, len(cfg.Inputs))
 	defer func() {
 		for _, s := range srcs {
 			if s != nil {
@@ -37,11 +37,12 @@ func Bundle(cfg *Config) error {
 		}
 	}()
 	for i, name := range cfg.Inputs {
-		if srcs[i], err = openSource(name, cfg.TempDir); err != nil {
+		if srcs[i], err = openInput(name, inputOptions(cfg)); err != nil {
 			return err
 		}
 	}
-	kind, err := containerFor(cfg.FileType, srcs, t)
+	h := handlerFor(cfg.FileType)
+	kind, err := containerFor(h, srcs, t)
 	if err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func Bundle(cfg *Config) error {
 		return fileError(cfg.Outputs[0], err)
 	}
 	defer out.Abort()
-	if err := writeContainer(out, kind, cfg, t, srcs); err != nil {
+	if err := writeContainer(out, kind, h, cfg, t, srcs); err != nil {
 		return err
 	}
 	if err := out.Commit(); err != nil {
@@ -72,14 +73,13 @@ const (
 
 // containerFor picks the format as LLVM's CreateFileHandler does, looking at
 // the host input (or the first input when there is no host).
-func containerFor(fileType string, srcs []*source, t *targets) (containerKind, error) {
-	if _, ok := bundle.CommentFor(fileType); ok {
+func containerFor(h handler, srcs []*container.Input, t *targets) (containerKind, error) {
+	switch {
+	case h.kind == textHandler:
 		return textContainer, nil
-	}
-	switch fileType {
-	case "bc", "gch", "ast":
+	case h.kind == binaryHandler:
 		return binaryContainer, nil
-	case "o":
+	case h.fileType == "o":
 		if t.host < 0 {
 			// HIP-only: LLVM 22 segfaults when the first input is an object;
 			// a fat binary of the code objects is what such a job means.
@@ -87,19 +87,19 @@ func containerFor(fileType string, srcs []*source, t *targets) (containerKind, e
 		}
 		return objectOrBinary(srcs[t.host])
 	}
-	return 0, errorf("'%s': invalid file type specified", fileType)
+	return 0, h.invalid()
 }
 
 // objectOrBinary returns objectContainer for ELF objects. Other object
 // formats LLVM would edit (COFF, Mach-O) are refused rather than silently
 // bundled in a different container than LLVM's.
-func objectOrBinary(s *source) (containerKind, error) {
-	head := s.prefix(8)
+func objectOrBinary(s *container.Input) (containerKind, error) {
+	head := s.Prefix(8)
 	switch {
 	case elfobj.IsELF(head):
 		return objectContainer, nil
 	case isOtherObject(head):
-		return 0, fileError(s.name, errorf("only ELF objects can carry bundle sections; this object format is not supported"))
+		return 0, fileError(s.Name, errorf("only ELF objects can carry bundle sections; this object format is not supported"))
 	}
 	return binaryContainer, nil
 }
@@ -116,12 +116,12 @@ func isOtherObject(b []byte) bool {
 	return bytes.HasPrefix(b, []byte{0x64, 0x86}) || bytes.HasPrefix(b, []byte{0x64, 0xaa})
 }
 
-func writeContainer(out *atomicfile.File, kind containerKind, cfg *Config, t *targets, srcs []*source) error {
+func writeContainer(out *atomicfile.File, kind containerKind, h handler, cfg *Config, t *targets, srcs []*container.Input) error {
 	if kind == objectContainer {
 		printObjcopyBundle(cfg, t)
 		return writeObject(out, cfg, t, srcs)
 	}
-	size, write := plainBundle(kind, cfg, t, srcs)
+	size, write := plainBundle(kind, h, cfg, t, srcs)
 	if !cfg.Compress {
 		return write(out)
 	}
@@ -130,22 +130,21 @@ func writeContainer(out *atomicfile.File, kind containerKind, cfg *Config, t *ta
 
 // plainBundle returns the uncompressed bundle's size and a function that
 // streams it.
-func plainBundle(kind containerKind, cfg *Config, t *targets, srcs []*source) (int64, func(io.Writer) error) {
+func plainBundle(kind containerKind, h handler, cfg *Config, t *targets, srcs []*container.Input) (int64, func(io.Writer) error) {
 	sizes := make([]int64, len(srcs))
 	readers := func() []io.Reader {
 		rs := make([]io.Reader, len(srcs))
 		for i, s := range srcs {
-			rs[i] = s.reader()
+			rs[i] = s.Reader()
 		}
 		return rs
 	}
 	for i, s := range srcs {
-		sizes[i] = s.size
+		sizes[i] = s.Size
 	}
 	if kind == textContainer {
-		comment, _ := bundle.CommentFor(cfg.FileType)
-		return textSize(comment, t.std, sizes), func(w io.Writer) error {
-			return bundle.WriteText(w, comment, t.std, readers())
+		return textSize(h.comment, t.std, sizes), func(w io.Writer) error {
+			return bundle.WriteText(w, h.comment, t.std, readers())
 		}
 	}
 	_, total, _ := bundle.Layout(t.std, sizes, cfg.BundleAlign)
@@ -230,7 +229,7 @@ func printCompressed(cfg *Config, h ccob.Header, took time.Duration) {
 
 // writeObject adds one bundle section per target to the host object; the
 // host's own section holds a single zero byte, as LLVM writes it.
-func writeObject(out io.Writer, cfg *Config, t *targets, srcs []*source) error {
+func writeObject(out io.Writer, cfg *Config, t *targets, srcs []*container.Input) error {
 	secs := make([]elfobj.NewSection, len(srcs))
 	for i, s := range srcs {
 		sec := elfobj.NewSection{
@@ -238,8 +237,8 @@ func writeObject(out io.Writer, cfg *Config, t *targets, srcs []*source) error {
 			Type:  uint32(elfSHTProgbits),
 			Flags: elfSHFExclude,
 			Align: 1,
-			Size:  s.size,
-			Data:  s.reader(),
+			Size:  s.Size,
+			Data:  s.Reader(),
 		}
 		if i == t.host {
 			sec.Size, sec.Data = 1, bytes.NewReader([]byte{0})
@@ -247,8 +246,8 @@ func writeObject(out io.Writer, cfg *Config, t *targets, srcs []*source) error {
 		secs[i] = sec
 	}
 	host := srcs[t.host]
-	if err := elfobj.AddSections(out, host.r, host.size, secs); err != nil {
-		return fileError(host.name, err)
+	if err := elfobj.AddSections(out, host.R, host.Size, secs); err != nil {
+		return fileError(host.Name, err)
 	}
 	return nil
 }

@@ -10,9 +10,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 )
 
@@ -50,18 +48,6 @@ type Config struct {
 	Stdout  io.Writer // --list output
 	Stderr  io.Writer // verbose and --### output
 	TempDir string    // where decompressed inputs are spooled; "" = os.TempDir()
-
-	budgetOnce sync.Once
-	budget     *budget.Budget // of the job's input, made on first use
-}
-
-// inputBudget is the decompression budget of the job's input.
-func (c *Config) inputBudget() *budget.Budget {
-	c.budgetOnce.Do(func() {
-		c.budget = budget.New(c.MaxUncompressedSize)
-		c.budget.SetHint("raise the limit with --max-uncompressed-size")
-	})
-	return c.budget
 }
 
 // NewConfig returns LLVM 22's defaults: align 1, CCOB version 3, zstd.

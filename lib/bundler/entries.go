@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bundle"
@@ -22,16 +21,15 @@ type entry struct {
 
 // entries lists the bundles of one (decompressed) part of an input, in the
 // order LLVM visits them (a binary bundle's in StringMap order, others' in
-// file order), using the container LLVM would pick for fileType.
-func entries(cfg *Config, part *source, scratch *scratch) ([]entry, error) {
-	if comment, ok := bundle.CommentFor(cfg.FileType); ok {
-		return textEntries(part, comment)
-	}
-	switch cfg.FileType {
-	case "bc", "gch", "ast":
+// file order), using the container LLVM would pick for the file type.
+func (h handler) entries(cfg *Config, part *container.Source, scratch *scratch) ([]entry, error) {
+	switch h.kind {
+	case textHandler:
+		return textEntries(part, h.comment)
+	case binaryHandler:
 		return binaryEntries(part)
-	case "o", "a":
-		head := part.prefix(8)
+	case objectHandler:
+		head := part.Prefix(8)
 		if elfobj.IsELF(head) {
 			return objectEntries(cfg, part, scratch)
 		}
@@ -40,11 +38,11 @@ func entries(cfg *Config, part *source, scratch *scratch) ([]entry, error) {
 		}
 		return binaryEntries(part)
 	}
-	return nil, errorf("'%s': invalid file type specified", cfg.FileType)
+	return nil, h.invalid()
 }
 
-func textEntries(part *source, comment string) ([]entry, error) {
-	tes, err := bundle.ReadText(part.reader(), comment)
+func textEntries(part *container.Source, comment string) ([]entry, error) {
+	tes, err := bundle.ReadText(part.Reader(), comment)
 	if errors.Is(err, bundle.ErrNotBundle) {
 		return nil, nil // no start marker: a plain file, as in LLVM
 	}
@@ -64,10 +62,10 @@ func textEntries(part *source, comment string) ([]entry, error) {
 // binaryEntries reads a binary bundle, and any further binary bundles that
 // follow it (after zero padding), as LLVM main does for concatenations.
 // A file without the magic has no bundles.
-func binaryEntries(part *source) ([]entry, error) {
+func binaryEntries(part *container.Source) ([]entry, error) {
 	var out []entry
-	for off := int64(0); off < part.size; {
-		view := io.NewSectionReader(part.r, off, part.size-off)
+	for off := int64(0); off < part.Size; {
+		view := io.NewSectionReader(part.R, off, part.Size-off)
 		head := make([]byte, len(bundle.Magic))
 		n, _ := view.ReadAt(head, 0)
 		if !bundle.IsBinary(head[:n]) {
@@ -89,7 +87,7 @@ func binaryEntries(part *source) ([]entry, error) {
 			}})
 			end = max(end, e.Offset+e.Size)
 		}
-		next, err := ccob.SkipPadding(part.r, off+max(end, 1), part.size)
+		next, err := ccob.SkipPadding(part.R, off+max(end, 1), part.Size)
 		if err != nil {
 			return nil, err
 		}
@@ -101,8 +99,8 @@ func binaryEntries(part *source) ([]entry, error) {
 // objectEntries lists the __CLANG_OFFLOAD_BUNDLE__ sections of an ELF file.
 // A section holding one zero byte marks the host: its payload is the object
 // itself with the bundle sections removed.
-func objectEntries(cfg *Config, part *source, scratch *scratch) ([]entry, error) {
-	f, err := elfobj.Open(part.r, part.size)
+func objectEntries(cfg *Config, part *container.Source, scratch *scratch) ([]entry, error) {
+	f, err := elfobj.Open(part.R, part.Size)
 	if err != nil {
 		return nil, err
 	}
@@ -134,16 +132,16 @@ func isHostMarker(sr *io.SectionReader) bool {
 
 // strippedHost writes the object without its bundle sections to a scratch
 // file and returns a reader over it.
-func strippedHost(cfg *Config, part *source, scratch *scratch) (io.Reader, int64, error) {
+func strippedHost(cfg *Config, part *container.Source, scratch *scratch) (io.Reader, int64, error) {
 	if cfg.PrintCommands {
-		fmt.Fprintln(cfg.Stderr, quoteAll([]string{"llvm-objcopy", "--regex", "--remove-section=" + bundle.Magic + ".*", "--", part.name, "<host output>"}))
+		fmt.Fprintln(cfg.Stderr, quoteAll([]string{"llvm-objcopy", "--regex", "--remove-section=" + bundle.Magic + ".*", "--", part.Name, "<host output>"}))
 	}
-	tmp, err := scratch.create()
+	tmp, err := scratch.Temps.New()
 	if err != nil {
 		return nil, 0, err
 	}
 	drop := func(s elfobj.Section) bool { return strings.HasPrefix(s.Name, bundle.Magic) }
-	if err := elfobj.RemoveSections(tmp, part.r, part.size, drop); err != nil {
+	if err := elfobj.RemoveSections(tmp, part.R, part.Size, drop); err != nil {
 		return nil, 0, err
 	}
 	n, err := tmp.Seek(0, io.SeekCurrent)
@@ -153,24 +151,25 @@ func strippedHost(cfg *Config, part *source, scratch *scratch) (io.Reader, int64
 	return io.NewSectionReader(tmp, 0, n), n, nil
 }
 
-// scratch owns the temporary files of one job.
+// scratch owns the temporary files of one job (container.Temps), and the
+// decoded archive members whose parts it reads until the outputs are
+// written.
 type scratch struct {
-	dir   string
-	files []*os.File
+	container.Temps
+	held []*container.Input
 }
 
-func (s *scratch) create() (*os.File, error) {
-	f, err := container.Unlinked(s.dir, "offload-scratch-*")
-	if err != nil {
-		return nil, err
-	}
-	s.files = append(s.files, f)
-	return f, nil
+func newScratch(dir string) *scratch {
+	return &scratch{Temps: container.Temps{Dir: dir, Pattern: "offload-scratch-*"}}
 }
+
+// hold closes in, with the scratch files.
+func (s *scratch) hold(in *container.Input) { s.held = append(s.held, in) }
 
 func (s *scratch) close() {
-	for _, f := range s.files {
-		f.Close()
+	s.Temps.Close()
+	for _, in := range s.held {
+		in.Close()
 	}
-	s.files = nil
+	s.held = nil
 }

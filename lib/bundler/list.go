@@ -26,36 +26,33 @@ const maxListPrefix = 16 << 20
 // each decompression; text or archive types; a record that holds no binary
 // bundle, or a bundle followed by more data, or any error), and List then
 // takes the general path, which words the outcome.
-func listHeaders(cfg *Config, src *source) bool {
-	if cfg.Verbose || cfg.FileType == "a" || !ccob.IsCompressed(src.prefix(8)) {
-		return false
-	}
-	if _, text := bundle.CommentFor(cfg.FileType); text {
+func listHeaders(cfg *Config, h handler, src *container.Source) bool {
+	if cfg.Verbose || cfg.FileType == "a" || h.kind == textHandler || !ccob.IsCompressed(src.Prefix(8)) {
 		return false
 	}
 	// A budget of its own: the general path, if it runs, charges afresh.
 	b := budget.New(cfg.MaxUncompressedSize)
-	if b.Check(ccob.DeclaredSize(src.r, src.size)) != nil {
+	if b.Check(ccob.DeclaredSize(src.R, src.Size)) != nil {
 		return false
 	}
 	opt := ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, Budget: b}
 	var ids []string
-	for off := int64(0); off < src.size; {
-		rest := io.NewSectionReader(src.r, off, src.size-off)
+	for off := int64(0); off < src.Size; {
+		rest := io.NewSectionReader(src.R, off, src.Size-off)
 		keep := &ccob.PrefixWriter{Max: maxListPrefix, Enough: headerRead}
-		h, span, _, err := ccob.DecompressPrefix(keep, rest, src.size-off, opt)
+		h, span, _, err := ccob.DecompressPrefix(keep, rest, src.Size-off, opt)
 		if err != nil {
 			return false
 		}
 		pr := &ccob.PrefixReader{B: keep.Kept}
-		es, err := binaryEntries(&source{r: pr, size: int64(h.UncompressedSize)})
+		es, err := binaryEntries(&container.Source{R: pr, Size: int64(h.UncompressedSize)})
 		if err != nil || pr.Missed || len(es) == 0 {
 			return false
 		}
 		for _, e := range es {
 			ids = append(ids, e.id)
 		}
-		if off, err = container.NextRecord(src.r, off+span, src.size); err != nil {
+		if off, err = container.NextRecord(src.R, off+span, src.Size); err != nil {
 			return false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rules-offload/rules_offload/internal/hostile"
+	"github.com/rules-offload/rules_offload/lib/container"
 )
 
 // listHeaders prints what the general path prints, or declines: for each
@@ -36,11 +37,11 @@ func TestListHeadersAgreesWithGeneralPath(t *testing.T) {
 		{"entry past the end", hostile.CCOBZlib(hostile.BundleHeader(ids[:1], []int64{50})), false},
 	} {
 		cfg := hostileConfig(t, "o", c.in, 0)
-		src, err := openSource(cfg.Inputs[0], cfg.TempDir)
+		src, err := openInput(cfg.Inputs[0], container.InputOptions{TempDir: cfg.TempDir})
 		if err != nil {
 			t.Fatal(err)
 		}
-		streamed := listHeaders(cfg, src)
+		streamed := listHeaders(cfg, handlerFor(cfg.FileType), &src.Source)
 		src.Close()
 		got := cfg.Stdout.(*bytes.Buffer).String()
 		if streamed != c.streams {

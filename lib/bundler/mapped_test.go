@@ -91,11 +91,15 @@ func TestFaultGuard(t *testing.T) {
 	if _, err := f.Write(make([]byte, 1<<16)); err != nil {
 		t.Fatal(err)
 	}
-	m, unmap := mapInput(&source{name: "shrinks", r: f, size: 1 << 16})
-	if m == nil {
+	in, err := container.OpenInput(f.Name(), container.InputOptions{Map: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	m, ok := in.R.(container.Mapped)
+	if !ok {
 		t.Fatal("could not map the file")
 	}
-	defer unmap()
 	if err := f.Truncate(0); err != nil {
 		t.Fatal(err)
 	}

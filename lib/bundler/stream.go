@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"fmt"
 	"io"
-	"math"
-	"os"
 	"slices"
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
@@ -20,86 +17,26 @@ import (
 // larger header (tens of thousands of entries) takes the spooled path.
 const maxStreamHeader = 1 << 20
 
-// unbundleCompressed unbundles an input that is one CCOB holding one binary
-// bundle without first writing the decompressed bundle to a temporary file:
-// the bundle header is parsed as it comes out of the decoder, and each
-// payload goes straight to its output while the MD5 is computed beside it.
-// That halves the bytes written and read back.
-//
-// Whenever the input is anything else (text bundles, objects, trailing
-// data, several bundles, an entry layout it cannot stream, or any error
-// that depends on the whole bundle) the decompressed bytes are spooled as
-// before and the returned part goes through the general path, so results
-// and messages do not depend on which path ran. done reports that the job
-// finished here, with err its result.
-func unbundleCompressed(cfg *Config, t *targets, src *source, h ccob.Header) (part *source, done bool, err error) {
-	tmp, err := container.Unlinked(cfg.TempDir, "offload-ccob-*")
-	if err != nil {
-		return nil, true, fileError(src.name, fmt.Errorf("%s: %w", decompressInput, err))
-	}
-	var g atomicfile.Group
-	defer g.Abort()
-	r := &router{cfg: cfg, t: t, spool: tmp, group: &g, size: int64(h.UncompressedSize)}
-	_, _, check, err := ccob.DecompressDeferred(r, src.r, src.size, ccobOptions(cfg))
-	if err == nil && r.state == routeHeader {
-		err = r.toSpool() // shorter than its header: the general path says why
-	}
-	if err != nil {
-		tmp.Close()
-		if r.err != nil {
-			return nil, true, r.err
-		}
-		return nil, true, decompressError(src, 0, decompressInput, err)
-	}
-	if r.state == routeSpool {
-		undo := []func(){func() { tmp.Close() }, func() { check() }}
-		return &source{r: tmp, size: r.size, undo: undo, check: wrapCheck(src.name, decompressInput, check)}, false, nil
-	}
-	tmp.Close()
-	if err := wrapCheck(src.name, decompressInput, check)(); err != nil {
-		return nil, true, err
-	}
-	return nil, true, g.Commit()
-}
-
-func ccobOptions(cfg *Config) ccob.ReaderOptions {
-	return ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck, Budget: cfg.inputBudget()}
-}
-
-// wrapCheck words the error of a deferred hash check with LLVM's prefix
-// for the kind of input, naming the file.
-func wrapCheck(name, prefix string, check func() error) func() error {
-	return func() error {
-		if err := check(); err != nil {
-			return inFile(name, "", fmt.Errorf("%s: %w", prefix, err))
-		}
+// streamInto offers the input to a router (container.Sink) when it is
+// one compressed record holding, it may be, one binary bundle: the bundle
+// header is parsed as it comes out of the decoder, and each payload goes
+// straight to its output (in g) while the MD5 is computed beside it,
+// without first writing the decompressed bundle to a temporary file. That
+// halves the bytes written and read back. Whenever the input is anything
+// else (text bundles, objects, trailing data, several bundles, an entry
+// layout it cannot stream, or any error that depends on the whole bundle)
+// the router spools the decompressed bytes as the general path would have
+// them, and they go through it, so results and messages do not depend on
+// which path ran. -verbose reports each decompression, so it never
+// streams; nor do text bundles. *rt is the router, once there is one.
+func streamInto(cfg *Config, h handler, t *targets, g *atomicfile.Group, rt **router) container.Stream {
+	if h.kind == textHandler || cfg.Verbose {
 		return nil
 	}
-}
-
-// streamable reports whether src may take unbundleCompressed: a single
-// CCOB (with at most zero padding after it) for a file type whose
-// container may be a binary bundle, and no verbose report to print. It
-// returns the CCOB's header.
-func streamable(cfg *Config, src *source) (ccob.Header, bool) {
-	if cfg.Verbose || cfg.FileType == "a" {
-		return ccob.Header{}, false
+	return func(h ccob.Header, spool io.Writer) container.Sink {
+		*rt = &router{cfg: cfg, t: t, spool: spool, group: g, size: int64(h.UncompressedSize)}
+		return *rt
 	}
-	if _, text := bundle.CommentFor(cfg.FileType); text {
-		return ccob.Header{}, false
-	}
-	h, err := ccob.ParseHeader(src.prefix(ccob.HeaderSizeV3))
-	if err != nil || h.UncompressedSize > math.MaxInt64 {
-		return h, false
-	}
-	if h.Version == 1 {
-		return h, true
-	}
-	if h.TotalSize > uint64(src.size) {
-		return h, false
-	}
-	next, err := ccob.SkipPadding(src.r, int64(h.TotalSize), src.size)
-	return h, err == nil && next == src.size
 }
 
 type routeState int
@@ -116,7 +53,7 @@ const (
 type router struct {
 	cfg   *Config
 	t     *targets
-	spool *os.File
+	spool io.Writer
 	group *atomicfile.Group
 
 	size  int64 // of the bundle, as the CCOB declares (the decoder enforces it)
@@ -166,6 +103,18 @@ func (r *router) Write(p []byte) (int, error) {
 	head := r.head
 	r.head = nil
 	return len(p), r.route(head)
+}
+
+// Finish, once the whole bundle was written, spools it if it was shorter
+// than its header (the general path says why), and reports whether it
+// spooled.
+func (r *router) Finish() (bool, error) {
+	if r.state == routeHeader {
+		if err := r.toSpool(); err != nil {
+			return true, err
+		}
+	}
+	return r.state == routeSpool, nil
 }
 
 // toSpool gives up streaming: what was gathered goes to the spool file.
@@ -294,4 +243,4 @@ func (r *bundleHead) headerEnd() (int64, bool) {
 	return int64(r.hpos), true
 }
 
-var _ io.Writer = (*router)(nil)
+var _ container.Sink = (*router)(nil)

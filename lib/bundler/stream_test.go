@@ -14,6 +14,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/ccob"
+	"github.com/rules-offload/rules_offload/lib/container"
 )
 
 var streamIDs = []string{
@@ -194,7 +195,7 @@ func TestStreamTakesPath(t *testing.T) {
 	}
 }
 
-// streams reports whether unbundleCompressed finished the job itself.
+// streams reports whether the router finished the job itself.
 func streams(t *testing.T, in string, ids []string) bool {
 	t.Helper()
 	cfg := NewConfig()
@@ -209,20 +210,19 @@ func streams(t *testing.T, in string, ids []string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := openSource(in, "")
+	var g atomicfile.Group
+	defer g.Abort()
+	var rt *router
+	src, err := container.OpenInput(in, container.InputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	h, ok := streamable(cfg, src)
-	if !ok {
+	err = src.Decode(decompression(cfg, true), streamInto(cfg, handlerFor(cfg.FileType), tg, &g, &rt))
+	if rt == nil {
 		t.Fatal("input not streamable")
 	}
-	part, done, _ := unbundleCompressed(cfg, tg, src, h)
-	if part != nil {
-		part.Close()
-	}
-	return done
+	return err != nil || src.Streamed
 }
 
 // TestStreamHashMismatch checks a corrupt stored hash leaves no output.
@@ -245,6 +245,35 @@ func TestStreamHashMismatch(t *testing.T) {
 	err = unbundleBoth(t, in, streamIDs, true)
 	if err == nil || !strings.Contains(err.Error(), "hash") {
 		t.Fatalf("error %v, want a hash mismatch", err)
+	}
+}
+
+// TestHashMismatchExplainsFirst asks for a target the corrupt input has no
+// bundle for: the comparison, deferred while the general path matched
+// the bundles, is what the job reports, as when it is not deferred.
+func TestHashMismatchExplainsFirst(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	srcs := []io.Reader{strings.NewReader("host"), strings.NewReader("device code")}
+	if err := bundle.WriteBinary(&buf, streamIDs[:2], []int64{4, 11}, srcs, 1); err != nil {
+		t.Fatal(err)
+	}
+	in := writeCCOB(t, dir, "bad.ccob", buf.Bytes(), ccob.MethodZstd)
+	b, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ccob.ParseHeader(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(b[h.HeaderSize-8:], h.Hash^1)
+	if err := os.WriteFile(in, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = unbundleBoth(t, in, streamIDs[:3], false)
+	if err == nil || !strings.Contains(err.Error(), "hash mismatch") {
+		t.Fatalf("error %v, want the hash mismatch", err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
 
@@ -23,48 +24,64 @@ func Unbundle(cfg *Config) error {
 	if err != nil {
 		return err
 	}
+	h := handlerFor(cfg.FileType)
 	if cfg.FileType == "a" {
-		return unbundleArchive(cfg, t)
+		return unbundleArchive(cfg, h, t)
 	}
-	src, err := openSource(cfg.Inputs[0], cfg.TempDir)
+	var g atomicfile.Group
+	defer g.Abort()
+	var rt *router
+	dec := decompression(cfg, !cfg.Verbose)
+	stream := streamInto(cfg, h, t, &g, &rt)
+	in, err := openInput(cfg.Inputs[0], inputOptions(cfg))
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	var parts []*source
-	if h, ok := streamable(cfg, src); ok {
-		part, done, err := unbundleCompressed(cfg, t, src, h)
-		if done {
-			return err
-		}
-		parts = []*source{part}
-	} else if parts, err = decompressedDeferred(src, cfg); err != nil {
+	defer in.Close()
+	err = in.Decode(dec, stream)
+	if rt != nil && rt.err != nil {
+		return rt.err // an output's error, worded where it happened
+	}
+	if err != nil {
+		return inputError(cfg.Inputs[0], decompressInput, err)
+	}
+	if !in.Streamed {
+		err = unbundleParts(cfg, h, t, in, &g)
+	}
+	if err != nil {
 		return err
 	}
-	defer closeParts(parts, src)
-	sc := &scratch{dir: cfg.TempDir}
+	return commit(cfg, in, &g)
+}
+
+// unbundleParts writes the outputs (into g) from the bundles of in, the
+// general path.
+func unbundleParts(cfg *Config, h handler, t *targets, in *container.Input, g *atomicfile.Group) error {
+	reportUncompressed(cfg, in)
+	sc := newScratch(cfg.TempDir)
 	defer sc.close()
 	var all []entry
-	for _, p := range parts {
-		es, err := entries(cfg, p, sc)
+	for _, p := range in.Parts {
+		es, err := h.entries(cfg, p, sc)
 		if err != nil {
-			return hashFirst(parts, fileError(cfg.Inputs[0], err))
+			return hashFirst(cfg, in, fileError(cfg.Inputs[0], err))
 		}
 		all = append(all, es...)
 	}
 	assign, err := match(all, t, cfg.HIPOpenMPCompatible)
 	if err != nil {
-		return hashFirst(parts, inFile(cfg.Inputs[0], "", err))
+		return hashFirst(cfg, in, inFile(cfg.Inputs[0], "", err))
 	}
-	return writeOutputs(cfg, t, parts, all, assign)
+	return writeOutputs(cfg, t, in, all, assign, g)
 }
 
-func closeParts(parts []*source, src *source) {
-	for _, p := range parts {
-		if p != src {
-			p.Close()
-		}
+// commit makes the outputs appear once the input's compressed records
+// have proved intact, whichever path wrote them.
+func commit(cfg *Config, in *container.Input, g *atomicfile.Group) error {
+	if err := hashFirst(cfg, in, nil); err != nil {
+		return err
 	}
+	return g.Commit()
 }
 
 // match assigns bundles to targets: assign[i] is the entry index for target
@@ -100,7 +117,7 @@ func pick(co targetid.EntryID, t *targets, assign []int, hipOpenMP bool) int {
 	return -1
 }
 
-func writeOutputs(cfg *Config, t *targets, parts []*source, all []entry, assign []int) error {
+func writeOutputs(cfg *Config, t *targets, in *container.Input, all []entry, assign []int, g *atomicfile.Group) error {
 	var missing []string
 	found := false
 	for i, a := range assign {
@@ -111,37 +128,29 @@ func writeOutputs(cfg *Config, t *targets, parts []*source, all []entry, assign 
 		}
 	}
 	if len(missing) > 0 && !cfg.AllowMissingBundles {
-		return hashFirst(parts, inFile(cfg.Inputs[0], "", errorf("%s", missingList(missing))))
+		return hashFirst(cfg, in, inFile(cfg.Inputs[0], "", errorf("%s", missingList(missing))))
 	}
-	var g atomicfile.Group
-	defer g.Abort()
 	for i, a := range assign {
-		out, err := createIn(&g, cfg.Outputs[i])
+		out, err := createIn(g, cfg.Outputs[i])
 		if err != nil {
 			return err
 		}
-		if err := writeOne(out, cfg, t, i, a, found, parts, all); err != nil {
-			return hashFirst(parts, err)
+		if err := writeOne(out, cfg, t, i, a, found, in.Parts, all); err != nil {
+			return hashFirst(cfg, in, err)
 		}
-	}
-	if err := checkParts(parts); err != nil {
-		return err
-	}
-	if err := g.Commit(); err != nil {
-		return err
 	}
 	return nil
 }
 
 // writeOne fills output i. When no bundle matched at all, the input is taken
 // to be a plain host file: host outputs get a copy of it, others stay empty.
-func writeOne(out io.Writer, cfg *Config, t *targets, i, a int, found bool, parts []*source, all []entry) error {
+func writeOne(out io.Writer, cfg *Config, t *targets, i, a int, found bool, parts []*container.Source, all []entry) error {
 	if a < 0 {
 		if found || !t.ids[i].IsHost() {
 			return nil
 		}
 		for _, p := range parts {
-			if _, err := io.Copy(out, p.reader()); err != nil {
+			if _, err := io.Copy(out, p.Reader()); err != nil {
 				return fileError(cfg.Outputs[i], err)
 			}
 		}
@@ -161,23 +170,23 @@ func writeOne(out io.Writer, cfg *Config, t *targets, i, a int, found bool, part
 // LLVM's order: a binary bundle's in the order of LLVM's StringMap (see
 // hashorder.go), text bundles' and objects' in file order.
 func List(cfg *Config) error {
-	src, err := openSource(cfg.Inputs[0], cfg.TempDir)
+	h := handlerFor(cfg.FileType)
+	in, err := openInput(cfg.Inputs[0], inputOptions(cfg))
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	if listHeaders(cfg, src) {
+	defer in.Close()
+	if listHeaders(cfg, h, &in.Source) {
 		return nil
 	}
-	parts, err := decompressed(src, cfg)
-	if err != nil {
-		return err
+	if err := in.Decode(decompression(cfg, false), nil); err != nil {
+		return inputError(cfg.Inputs[0], decompressInput, err)
 	}
-	defer closeParts(parts, src)
-	sc := &scratch{dir: cfg.TempDir}
+	reportUncompressed(cfg, in)
+	sc := newScratch(cfg.TempDir)
 	defer sc.close()
-	for _, p := range parts {
-		es, err := entries(cfg, p, sc)
+	for _, p := range in.Parts {
+		es, err := h.entries(cfg, p, sc)
 		if err != nil {
 			return fileError(cfg.Inputs[0], err)
 		}

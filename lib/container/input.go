@@ -1,0 +1,195 @@
+package container
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/ccob"
+)
+
+// Input is an opened input and the bundles inside it: the input itself, or,
+// once decoded (Decode, Expand), the contents of its compressed records,
+// all charged to the input's one budget. The MD5 comparisons of
+// the records may still be running (DecompressOptions.Defer); Check waits
+// for them, so that "a hash mismatch explains whatever else went wrong"
+// is asked of the input, not remembered by every error path of a caller.
+type Input struct {
+	Source // the input, read from memory when mapped (InputOptions.Map)
+	// Parts are the bundles: the input itself when it is not compressed,
+	// else each record's decoded bytes; none when Streamed.
+	Parts []*Source
+	// Compressed says that the input starts with a compressed record.
+	Compressed bool
+	// Streamed says that Decode's sink took the whole
+	// record as it was decoded: there are no Parts, and Check says
+	// whether the bytes it took were the ones stored.
+	Streamed bool
+
+	budget  *budget.Budget // what its records may decode, shared with Expand's
+	checks  []func() error // each record's deferred comparison, in input order
+	offsets []int64        // where each record starts
+	undo    []func()
+}
+
+// InputOptions are OpenInput's.
+type InputOptions struct {
+	TempDir string // for spooling a stream, and for decoded records
+	// Limit bounds the bytes decoded from the input, over all its
+	// compressed records and those of its parts (Expand): one budget per
+	// input (budget.New; 0 is budget.DefaultLimit). LimitHint is how the
+	// user raises it (budget.SetHint).
+	Limit     uint64
+	LimitHint string
+	// Map reads a regular file of at most MaxMapped bytes from a memory
+	// mapping (Map): read the input in goroutines that defer FaultGuard.
+	Map bool
+}
+
+// Stream offers Decode an input that is one compressed record followed
+// by nothing but zero padding (Streamable) with its header: the decoded
+// bytes go to the sink it returns, which writes what it does not take to
+// spool (see Sink).
+type Stream func(h ccob.Header, spool io.Writer) Sink
+
+// Sink takes a decoded record as it comes out of the decoder. When it
+// cannot use the bytes it writes them, and all that follow, to the spool
+// it was given, and they become the input's one Part.
+type Sink interface {
+	io.Writer
+	// Finish hears that the record was decoded without error; it returns
+	// whether the sink spooled the record.
+	Finish() (spooled bool, err error)
+}
+
+// OpenInput opens the input called name ("-" for stdin; see Open) and,
+// if opt says so, maps it. Its Parts are the input itself until Decode.
+// Its errors are Open's.
+func OpenInput(name string, opt InputOptions) (*Input, error) {
+	src, err := Open(name, opt.TempDir)
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{Source: *src, budget: budget.New(opt.Limit), undo: []func(){func() { src.Close() }}}
+	in.budget.SetHint(opt.LimitHint)
+	if opt.Map {
+		in.mapFile()
+	}
+	in.Parts = []*Source{&in.Source}
+	return in, nil
+}
+
+// Decode decodes the input into stream's sink when stream is set and the
+// input is one record (Streamable), else its compressed records into
+// Parts (Decompress), against its budget whatever opt.CCOB.Budget says.
+// Its errors are a *RecordError (with a *VersionError for a version this
+// does not know), a *TrailingError or an I/O error.
+func (in *Input) Decode(opt DecompressOptions, stream Stream) error {
+	if stream != nil {
+		if h, ok := Streamable(&in.Source); ok {
+			return in.streamRecord(h, opt, stream)
+		}
+	}
+	return in.decodeRecords(opt)
+}
+
+// mapFile reads the input from a mapping when it can (Map).
+func (in *Input) mapFile() {
+	if m, unmap := Map(&in.Source); m != nil {
+		in.R = m
+		in.undo = append(in.undo, unmap)
+	}
+}
+
+// Expand decodes the compressed records of src, the input or a part of it
+// (an archive member), into the Parts of an Input, against the input's
+// budget (Decompress); Parts is src itself when src is not compressed.
+// Closing that Input leaves src open.
+func (in *Input) Expand(src *Source, opt DecompressOptions) (*Input, error) {
+	part := &Input{Source: *src, budget: in.budget}
+	if err := part.decodeRecords(opt); err != nil {
+		return nil, err
+	}
+	return part, nil
+}
+
+// decodeRecords decodes the input's compressed records (Decompress) into
+// Parts against its budget; Parts is the input itself when it is not
+// compressed.
+func (in *Input) decodeRecords(opt DecompressOptions) error {
+	opt.CCOB.Budget = in.budget
+	in.Compressed = ccob.IsCompressed(in.Prefix(8))
+	if !in.Compressed {
+		in.Parts = []*Source{&in.Source}
+		return nil
+	}
+	in.Parts = nil
+	recs, err := Decompress(&in.Source, opt)
+	if err != nil {
+		return in.withVersion(err)
+	}
+	off := int64(0)
+	for _, r := range recs {
+		in.Parts = append(in.Parts, &r.Source)
+		in.checks = append(in.checks, r.Check)
+		in.offsets = append(in.offsets, off)
+		in.undo = append(in.undo, r.Close)
+		off, _ = NextRecord(in.R, off+r.Used, in.Size) // Decompress stepped so
+	}
+	return nil
+}
+
+// Check waits for the deferred MD5 comparisons of the records and returns
+// the first mismatch, a *RecordError; it may be called again.
+func (in *Input) Check() error {
+	for i, check := range in.checks {
+		if err := check(); err != nil {
+			return &RecordError{Offset: in.offsets[i], Err: err}
+		}
+	}
+	return nil
+}
+
+// Close removes the decoded records, once their comparisons are done, and
+// closes the input if OpenInput opened it.
+func (in *Input) Close() {
+	for i := len(in.undo) - 1; i >= 0; i-- {
+		in.undo[i]()
+	}
+	in.undo = nil
+}
+
+// Prefix returns up to n leading bytes of s, for telling its format.
+func (s *Source) Prefix(n int) []byte {
+	n = int(min(int64(n), s.Size))
+	b := make([]byte, n)
+	k, _ := s.R.ReadAt(b, 0)
+	return b[:k]
+}
+
+// Reader returns a fresh sequential reader over the whole of s.
+func (s *Source) Reader() io.Reader { return io.NewSectionReader(s.R, 0, s.Size) }
+
+// VersionError is a compressed record of a version this does not know
+// (it wraps ccob.ErrUnknownVersion), with the version it declares.
+type VersionError struct{ Version uint16 }
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("%v %d", ccob.ErrUnknownVersion, e.Version)
+}
+
+func (e *VersionError) Unwrap() error { return ccob.ErrUnknownVersion }
+
+// withVersion adds the version a record declares to a *RecordError that
+// says it is unknown, for the caller's message.
+func (in *Input) withVersion(err error) error {
+	var re *RecordError
+	if errors.As(err, &re) && errors.Is(re.Err, ccob.ErrUnknownVersion) {
+		var v [2]byte
+		in.R.ReadAt(v[:], re.Offset+4)
+		re.Err = &VersionError{Version: binary.LittleEndian.Uint16(v[:])}
+	}
+	return err
+}
