@@ -38,19 +38,14 @@ func openInput(name string, opt container.InputOptions) (*container.Input, error
 // decompression is how the job decodes compressed records: against its
 // limits, with LLVM's -verbose report of each. deferCheck leaves their
 // MD5 comparisons running (see container.Input.Check).
-func decompression(cfg *Config, deferCheck bool) container.DecompressOptions {
-	opt := container.DecompressOptions{TempDir: cfg.TempDir, Defer: deferCheck}
+func decompression(cfg *Config, deferCheck bool) container.DecodeOptions {
+	opt := container.DecodeOptions{TempDir: cfg.TempDir, SkipHash: cfg.SkipHashCheck, DeferHash: deferCheck}
 	if cfg.Verbose {
-		opt.Decoded = func(r *container.Record) {
+		opt.Decoded = func(r *container.CCOBRecord) {
 			printDecompressed(cfg, r.Header, uint64(r.Used)-uint64(r.Header.HeaderSize), r.Took, cfg.SkipHashCheck)
 		}
 	}
-	opt.CCOB = ccobOptions(cfg)
 	return opt
-}
-
-func ccobOptions(cfg *Config) ccob.ReaderOptions {
-	return ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, SkipHashCheck: cfg.SkipHashCheck}
 }
 
 // expandMember decodes the compressed records of src, a member of the archive

@@ -11,12 +11,15 @@ import (
 
 // inputError words an error of lib/container reading the input called
 // name in LLVM's words: a compressed record that could not be decoded, or
-// whose hash did not match, or data after one, as a failed decompression
-// (prefix is LLVM's words for the kind of input); anything else as an
-// error of the file.
+// whose hash did not match, records declaring more than the limit, or data
+// after one, as a failed decompression (prefix is LLVM's words for the
+// kind of input); anything else as an error of the file.
 func inputError(name, prefix string, err error) error {
 	if re := (*container.RecordError)(nil); errors.As(err, &re) {
 		return decompressError(name, prefix, re.Err)
+	}
+	if de := (*container.DeclaredError)(nil); errors.As(err, &de) {
+		return decompressError(name, prefix, de.Err)
 	}
 	if t := (*container.TrailingError)(nil); errors.As(err, &t) {
 		return inFile(name, "", errorf("%s: %v", prefix, err))

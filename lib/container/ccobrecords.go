@@ -2,23 +2,29 @@ package container
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 )
 
-// RecordsOptions are CCOBRecords's: what the callers that look inside
-// compressed records (inspect, extract) differ on, named for what it means.
+// RecordsOptions are CCOBRecords's: what its callers (inspect, extract,
+// the bundler's inputs) differ on, named for what it means.
 type RecordsOptions struct {
 	// Budget is the input's. The walk over the records is one layer of
 	// compressed data on it (budget.Container: refused inside compressed
-	// data, with budget.ErrNested, unless nesting is allowed); what all
-	// the records declare is checked against it first, and each record is
-	// charged once, before it is decoded.
+	// data, with budget.ErrNested, unless nesting is allowed; see Flat);
+	// what all the records declare is checked against it first, and each
+	// record is charged once, before it is decoded. Its limit is also the
+	// most one record may declare.
 	Budget *budget.Budget
+	// Flat says that the caller never looks inside the records for more
+	// compressed data (the bundler, as LLVM's): the walk is no layer on
+	// Budget, neither refused nor counted, so that walks sharing a budget
+	// may run side by side (the bundler's archive members).
+	Flat bool
 	// Spill returns an unlinked temporary file for a payload decoded
 	// whole; the caller closes it once it is done with the record.
 	Spill func() (*os.File, error)
@@ -39,6 +45,15 @@ type RecordsOptions struct {
 	// HashErr set, and ends the walk after it (inspect describes damaged
 	// inputs); otherwise the mismatch is the record's error.
 	KeepMismatched bool
+	// SkipHash compares no hash (the bundler's --skip-hash-check; LLVM 22
+	// never compares it).
+	SkipHash bool
+	// DeferHash, with Prefix 0, visits each record while its hash
+	// comparison still runs (the bundler copies entries out meanwhile):
+	// the caller must Check the record before it trusts anything made
+	// from it, and Close it. Otherwise a record is compared before it is
+	// visited.
+	DeferHash bool
 }
 
 // CCOBRecord is one compressed record of a walk (CCOBRecords).
@@ -52,29 +67,35 @@ type CCOBRecord struct {
 	// Kept is how many bytes of the payload the first decoding kept in
 	// memory (Prefix); 0 for a record decoded whole into a file.
 	Kept int
+	// Took is how long decoding it to its end last took, with its hash
+	// comparison unless DeferHash (-verbose prints the speed).
+	Took time.Duration
 
 	src     *io.SectionReader // the input from Offset on
 	opt     *RecordsOptions
-	prefix  []byte   // the payload's kept bytes
-	file    *os.File // or the payload, decoded whole
-	checked bool     // the hash was compared
+	prefix  []byte       // the payload's kept bytes
+	file    *os.File     // or the payload, decoded whole
+	checked bool         // the hash was compared
+	check   func() error // with DeferHash, waits for the comparison
 }
 
 // CCOBRecords walks the compressed records stored back to back in the size
 // bytes of r, with zero padding between them, decoding each as opt says
 // and calling visit with it (which looks inside with Look). Its errors:
 // budget.ErrNested or the budget's refusal of what the records declare
-// (wrapped "compressed bundles: ..."), before any record; a *RecordError
+// (a *DeclaredError), before any record; a *RecordError
 // for a record that does not decode (or whose hash does not match); a
 // *TrailingError for data after a record that is neither padding nor a
-// record; visit's error, as it is; an I/O error of r.
+// record; visit's error, as it is; Spill's; an I/O error of r.
 func CCOBRecords(r io.ReaderAt, size int64, opt RecordsOptions, visit func(*CCOBRecord) error) error {
-	if err := opt.Budget.Enter(budget.Container); err != nil {
-		return err
+	if !opt.Flat {
+		if err := opt.Budget.Enter(budget.Container); err != nil {
+			return err
+		}
+		defer opt.Budget.Leave()
 	}
-	defer opt.Budget.Leave()
 	if err := opt.Budget.Check(ccob.DeclaredSize(r, size)); err != nil {
-		return fmt.Errorf("compressed bundles: %w", err)
+		return &DeclaredError{Err: err}
 	}
 	for off := int64(0); off < size; {
 		rec := &CCOBRecord{Offset: off, src: io.NewSectionReader(r, off, size-off), opt: &opt}
@@ -94,6 +115,14 @@ func CCOBRecords(r io.ReaderAt, size int64, opt RecordsOptions, visit func(*CCOB
 	}
 	return nil
 }
+
+// DeclaredError is the budget's refusal of what all the records of a
+// walk declare, before any is decoded.
+type DeclaredError struct{ Err error }
+
+func (e *DeclaredError) Error() string { return "compressed bundles: " + e.Err.Error() }
+
+func (e *DeclaredError) Unwrap() error { return e.Err }
 
 // decode decodes the record as far as its first look needs: whole into a
 // spill file, or its first opt.Prefix bytes into memory. Its errors are a
@@ -131,17 +160,45 @@ func (rec *CCOBRecord) decodeWhole(opt ccob.ReaderOptions) error {
 }
 
 // decodeInto decodes the whole record into w, comparing its hash unless
-// that was done already; opt charges the budget, or nothing when the
-// record was charged by its first decoding. Its errors are a
+// that was done already or is skipped (SkipHash), or leaving the
+// comparison running (DeferHash); opt charges the budget, or nothing when
+// the record was charged by its first decoding. Its errors are a
 // *RecordError.
 func (rec *CCOBRecord) decodeInto(w io.Writer, opt ccob.ReaderOptions) error {
-	opt.SkipHashCheck = rec.checked
+	start := time.Now()
+	opt.SkipHashCheck = rec.checked || rec.opt.SkipHash
 	_, used, check, err := ccob.DecompressDeferred(w, rec.src, rec.src.Size(), opt)
 	if err != nil {
 		return rec.failed(err)
 	}
 	rec.Used, rec.checked = used, true
-	return rec.failed(rec.compare(check))
+	if rec.opt.DeferHash {
+		rec.check, rec.Took = check, time.Since(start)
+		return nil
+	}
+	err = rec.compare(check)
+	rec.Took = time.Since(start)
+	return rec.failed(err)
+}
+
+// Check waits for the record's deferred hash comparison (DeferHash) and
+// returns a mismatch, an error wrapping ccob.ErrHashMismatch; nil for a
+// record compared before it was visited. It may be called again.
+func (rec *CCOBRecord) Check() error {
+	if rec.check == nil {
+		return nil
+	}
+	return rec.check()
+}
+
+// Close waits for the record's hash comparison, so that its goroutine
+// never outlives the record, and closes the file it was decoded into, for
+// a caller whose Spill does not close its files itself.
+func (rec *CCOBRecord) Close() {
+	rec.Check()
+	if rec.file != nil {
+		rec.file.Close()
+	}
 }
 
 // failed is err as the record's *RecordError; nil for nil.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/ccob"
@@ -13,7 +14,7 @@ import (
 // Input is an opened input and the bundles inside it: the input itself, or,
 // once decoded (Decode, Expand), the contents of its compressed records,
 // all charged to the input's one budget. The MD5 comparisons of
-// the records may still be running (DecompressOptions.Defer); Check waits
+// the records may still be running (DecodeOptions.DeferHash); Check waits
 // for them, so that "a hash mismatch explains whatever else went wrong"
 // is asked of the input, not remembered by every error path of a caller.
 type Input struct {
@@ -32,6 +33,20 @@ type Input struct {
 	checks  []func() error // each record's deferred comparison, in input order
 	offsets []int64        // where each record starts
 	undo    []func()
+}
+
+// DecodeOptions are Decode's and Expand's: how the input's compressed
+// records are decoded, each whole into an unlinked temporary file
+// (CCOBRecords, against the input's budget).
+type DecodeOptions struct {
+	TempDir string // for the decoded records
+	// SkipHash and DeferHash are RecordsOptions'. With DeferHash, Check
+	// must pass before anything made from the parts is trusted, and a
+	// mismatch should be reported before any other error.
+	SkipHash, DeferHash bool
+	// Decoded, if set, hears of each record once it is decoded (and its
+	// hash compared, unless DeferHash), in input order.
+	Decoded func(*CCOBRecord)
 }
 
 // InputOptions are OpenInput's.
@@ -83,10 +98,10 @@ func OpenInput(name string, opt InputOptions) (*Input, error) {
 
 // Decode decodes the input into stream's sink when stream is set and the
 // input is one record (Streamable), else its compressed records into
-// Parts (Decompress), against its budget whatever opt.CCOB.Budget says.
-// Its errors are a *RecordError (with a *VersionError for a version this
-// does not know), a *TrailingError or an I/O error.
-func (in *Input) Decode(opt DecompressOptions, stream Stream) error {
+// Parts, against its budget. Its errors are a *RecordError (with a
+// *VersionError for a version this does not know), a *DeclaredError, a
+// *TrailingError or an I/O error.
+func (in *Input) Decode(opt DecodeOptions, stream Stream) error {
 	if stream != nil {
 		if h, ok := Streamable(&in.Source); ok {
 			return in.streamRecord(h, opt, stream)
@@ -105,9 +120,10 @@ func (in *Input) mapFile() {
 
 // Expand decodes the compressed records of src, the input or a part of it
 // (an archive member), into the Parts of an Input, against the input's
-// budget (Decompress); Parts is src itself when src is not compressed.
-// Closing that Input leaves src open.
-func (in *Input) Expand(src *Source, opt DecompressOptions) (*Input, error) {
+// budget (as Decode); Parts is src itself when src is not compressed.
+// Closing that Input leaves src open. Members may be expanded side by
+// side.
+func (in *Input) Expand(src *Source, opt DecodeOptions) (*Input, error) {
 	part := &Input{Source: *src, budget: in.budget}
 	if err := part.decodeRecords(opt); err != nil {
 		return nil, err
@@ -115,28 +131,51 @@ func (in *Input) Expand(src *Source, opt DecompressOptions) (*Input, error) {
 	return part, nil
 }
 
-// decodeRecords decodes the input's compressed records (Decompress) into
+// decodeRecords decodes the input's compressed records (CCOBRecords) into
 // Parts against its budget; Parts is the input itself when it is not
-// compressed.
-func (in *Input) decodeRecords(opt DecompressOptions) error {
-	opt.CCOB.Budget = in.budget
+// compressed. The bundler, as LLVM's, never looks inside them for more
+// compressed data: the walk is Flat. On error no record stays open.
+func (in *Input) decodeRecords(opt DecodeOptions) error {
 	in.Compressed = ccob.IsCompressed(in.Prefix(8))
 	if !in.Compressed {
 		in.Parts = []*Source{&in.Source}
 		return nil
 	}
 	in.Parts = nil
-	recs, err := Decompress(&in.Source, opt)
+	var recs []*CCOBRecord
+	var spilled *os.File // the file of the record being decoded, until it is visited
+	end := int64(0)      // of the records visited
+	walk := RecordsOptions{Budget: in.budget, Flat: true, SkipHash: opt.SkipHash, DeferHash: opt.DeferHash}
+	walk.Spill = func() (*os.File, error) {
+		f, err := Unlinked(opt.TempDir, "offload-ccob-*")
+		if err != nil { // the record's failure, as the rest of its decoding's
+			at, _ := NextRecord(in.R, end, in.Size)
+			return nil, &RecordError{Offset: at, Err: err}
+		}
+		spilled = f
+		return f, nil
+	}
+	err := CCOBRecords(in.R, in.Size, walk, func(rec *CCOBRecord) error {
+		recs, spilled, end = append(recs, rec), nil, rec.Offset+rec.Used
+		if opt.Decoded != nil {
+			opt.Decoded(rec)
+		}
+		return nil
+	})
 	if err != nil {
+		if spilled != nil {
+			spilled.Close()
+		}
+		for _, rec := range recs {
+			rec.Close()
+		}
 		return in.withVersion(err)
 	}
-	off := int64(0)
-	for _, r := range recs {
-		in.Parts = append(in.Parts, &r.Source)
-		in.checks = append(in.checks, r.Check)
-		in.offsets = append(in.offsets, off)
-		in.undo = append(in.undo, r.Close)
-		off, _ = NextRecord(in.R, off+r.Used, in.Size) // Decompress stepped so
+	for _, rec := range recs {
+		in.Parts = append(in.Parts, &Source{R: rec.file, Size: int64(rec.Header.UncompressedSize)})
+		in.checks = append(in.checks, rec.Check)
+		in.offsets = append(in.offsets, rec.Offset)
+		in.undo = append(in.undo, rec.Close)
 	}
 	return nil
 }

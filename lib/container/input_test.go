@@ -36,7 +36,7 @@ func badHash(t *testing.T, rec []byte) []byte {
 }
 
 // openDecoded opens the input b and decodes it.
-func openDecoded(t *testing.T, b []byte, opt DecompressOptions, stream Stream) *Input {
+func openDecoded(t *testing.T, b []byte, opt DecodeOptions, stream Stream) *Input {
 	t.Helper()
 	in, err := OpenInput(inputFile(t, b), InputOptions{TempDir: opt.TempDir})
 	if err != nil {
@@ -63,7 +63,7 @@ func partText(t *testing.T, p *Source) string {
 func TestInputCheckNamesRecord(t *testing.T) {
 	first := compressed(t, "first bundle")
 	input := append(append(bytes.Clone(first), 0, 0, 0), badHash(t, compressed(t, "second"))...)
-	in := openDecoded(t, input, DecompressOptions{TempDir: t.TempDir(), Defer: true}, nil)
+	in := openDecoded(t, input, DecodeOptions{TempDir: t.TempDir(), DeferHash: true}, nil)
 	defer in.Close()
 	if len(in.Parts) != 2 || partText(t, in.Parts[1]) != "second" || !in.Compressed {
 		t.Fatalf("%d parts, compressed %v", len(in.Parts), in.Compressed)
@@ -80,7 +80,7 @@ func TestInputCheckNamesRecord(t *testing.T) {
 
 // An input without the CCOB magic is its own one part.
 func TestInputUncompressed(t *testing.T) {
-	in := openDecoded(t, []byte("plain bytes"), DecompressOptions{}, nil)
+	in := openDecoded(t, []byte("plain bytes"), DecodeOptions{}, nil)
 	defer in.Close()
 	if in.Compressed || len(in.Parts) != 1 || in.Parts[0] != &in.Source || in.Check() != nil {
 		t.Fatalf("compressed %v, %d parts", in.Compressed, len(in.Parts))
@@ -128,7 +128,7 @@ func TestInputStream(t *testing.T) {
 			s.spool = spool
 			return s
 		}
-		in := openDecoded(t, c.input, DecompressOptions{TempDir: t.TempDir(), Defer: true}, stream)
+		in := openDecoded(t, c.input, DecodeOptions{TempDir: t.TempDir(), DeferHash: true}, stream)
 		var parts []string
 		for _, p := range in.Parts {
 			parts = append(parts, partText(t, p))
@@ -157,7 +157,7 @@ func TestInputUnknownVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	err = in.Decode(DecompressOptions{}, nil)
+	err = in.Decode(DecodeOptions{}, nil)
 	var ve *VersionError
 	if !errors.As(err, &ve) || ve.Version != 9 || !errors.Is(err, ccob.ErrUnknownVersion) {
 		t.Fatalf("got %v, want version 9 unknown", err)
@@ -173,12 +173,12 @@ func TestExpandSharesBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	part, err := in.Expand(&in.Source, DecompressOptions{})
+	part, err := in.Expand(&in.Source, DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer part.Close()
-	_, err = in.Expand(&in.Source, DecompressOptions{})
+	_, err = in.Expand(&in.Source, DecodeOptions{})
 	var ee *budget.ExceededError
 	if !errors.As(err, &ee) || ee.Used != 16 || ee.Hint != "raise it" {
 		t.Fatalf("second part: %v, want the budget exceeded after 16 bytes", err)
@@ -218,7 +218,7 @@ func FuzzInputDecode(f *testing.F) {
 				return s
 			}
 		}
-		if err := in.Decode(DecompressOptions{TempDir: t.TempDir(), Defer: true}, offer); err != nil {
+		if err := in.Decode(DecodeOptions{TempDir: t.TempDir(), DeferHash: true}, offer); err != nil {
 			return
 		}
 		in.Check()

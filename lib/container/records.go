@@ -7,6 +7,19 @@ import (
 	"github.com/rules-offload/rules_offload/lib/ccob"
 )
 
+// RecordError is a compressed record that could not be decoded (or whose
+// hash did not match), at Offset of its input.
+type RecordError struct {
+	Offset int64
+	Err    error
+}
+
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("compressed bundle at offset %d: %v", e.Offset, e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
+
 // TrailingError is data after a compressed record that is neither zero
 // padding nor another record (LLVM stores CCOBs back to back, as in
 // .hip_fatbin sections, padded with zeros).

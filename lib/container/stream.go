@@ -26,15 +26,15 @@ func Streamable(src *Source) (ccob.Header, bool) {
 
 // streamRecord decodes the input, one compressed record with header h, into
 // stream's sink; the sink's spool, if it spooled, is the one part.
-func (in *Input) streamRecord(h ccob.Header, opt DecompressOptions, stream Stream) error {
+func (in *Input) streamRecord(h ccob.Header, opt DecodeOptions, stream Stream) error {
 	in.Compressed = true
 	spool, err := Unlinked(opt.TempDir, "offload-ccob-*")
 	if err != nil {
 		return err
 	}
 	sink := stream(h, spool)
-	opt.CCOB.Budget = in.budget
-	_, _, check, err := ccob.DecompressDeferred(sink, in.R, in.Size, opt.CCOB)
+	copt := ccob.ReaderOptions{MaxUncompressedSize: in.budget.Limit(), SkipHashCheck: opt.SkipHash, Budget: in.budget}
+	_, _, check, err := ccob.DecompressDeferred(sink, in.R, in.Size, copt)
 	spooled := false
 	if err == nil {
 		spooled, err = sink.Finish()
