@@ -1,8 +1,10 @@
 package bundler
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/bundle"
@@ -17,9 +19,10 @@ const maxListPrefix = 16 << 20
 
 // listHeaders lists the bundle IDs of an input made of compressed records (one, or several
 // back to back with zero padding between) by decoding each only as far as
-// its binary bundle header: a record declaring 4 GiB costs its header, not
-// 4 GiB of temporary data. LLVM 22 decodes the whole record in memory; it
-// never compares the hash, and this never decodes what it would compare.
+// its binary bundle header (container.CCOBRecords with a Prefix): a record
+// declaring 4 GiB costs its header, not 4 GiB of temporary data. LLVM 22
+// decodes the whole record in memory; it never compares the hash, and this
+// never decodes what it would compare.
 //
 // It does only what it can do exactly as the general path would: it
 // returns false, with nothing printed, for anything else (-verbose, which reports
@@ -30,37 +33,42 @@ func listHeaders(cfg *Config, h handler, src *container.Source) bool {
 	if cfg.Verbose || cfg.FileType == "a" || h.kind == textHandler || !ccob.IsCompressed(src.Prefix(8)) {
 		return false
 	}
-	// A budget of its own: the general path, if it runs, charges afresh.
-	b := budget.New(cfg.MaxUncompressedSize)
-	if b.Check(ccob.DeclaredSize(src.R, src.Size)) != nil {
-		return false
+	opt := container.RecordsOptions{
+		Budget: budget.New(cfg.MaxUncompressedSize), // its own: the general path, if it runs, charges afresh
+		Flat:   true,
+		Prefix: maxListPrefix,
+		Enough: func(kept []byte, _ int64) bool { return headerRead(kept) },
+		Spill:  declineWhole,
 	}
-	opt := ccob.ReaderOptions{MaxUncompressedSize: cfg.MaxUncompressedSize, Budget: b}
 	var ids []string
-	for off := int64(0); off < src.Size; {
-		rest := io.NewSectionReader(src.R, off, src.Size-off)
-		keep := &ccob.PrefixWriter{Max: maxListPrefix, Enough: headerRead}
-		h, span, _, err := ccob.DecompressPrefix(keep, rest, src.Size-off, opt)
-		if err != nil {
-			return false
-		}
-		pr := &ccob.PrefixReader{B: keep.Kept}
-		es, err := binaryEntries(&container.Source{R: pr, Size: int64(h.UncompressedSize)})
-		if err != nil || pr.Missed || len(es) == 0 {
-			return false
-		}
-		for _, e := range es {
-			ids = append(ids, e.id)
-		}
-		if off, err = container.NextRecord(src.R, off+span, src.Size); err != nil {
-			return false
-		}
+	err := container.CCOBRecords(src.R, src.Size, opt, func(rec *container.CCOBRecord) error {
+		return rec.Look(func(payload io.ReaderAt, _ bool) error {
+			es, err := binaryEntries(&container.Source{R: payload, Size: int64(rec.Header.UncompressedSize)})
+			if err == nil && len(es) == 0 {
+				err = errNoBundle
+			}
+			for _, e := range es {
+				ids = append(ids, e.id)
+			}
+			return err
+		})
+	})
+	if err != nil {
+		return false
 	}
 	for _, id := range ids {
 		fmt.Fprintln(cfg.Stdout, id)
 	}
 	return true
 }
+
+// errNoBundle is a record that holds no binary bundle: the general path
+// lists it.
+var errNoBundle = errors.New("no binary bundle")
+
+// declineWhole is listHeaders' Spill: a record whose bundle header is not
+// in its decoded prefix is not decoded whole here; the general path does.
+func declineWhole() (*os.File, error) { return nil, errors.New("listed by the general path") }
 
 // headerRead reports whether kept, the start of a decoded payload, holds
 // a whole binary bundle header, or is no binary bundle at all.
