@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/ccob"
@@ -78,6 +80,26 @@ func TestDecodeSequence(t *testing.T) {
 		if after := openFiles(t); after > before {
 			t.Errorf("defer %v: %d files open after Close, %d before", deferHash, after, before)
 		}
+	}
+}
+
+// A deferred comparison's goroutine ends with its record: closing an
+// input whose records were never checked leaves none running.
+func TestDeferredCheckEndsWithRecord(t *testing.T) {
+	rec := compressed(t, strings.Repeat("payload ", 1<<16))
+	before := runtime.NumGoroutine()
+	in, err := decode(t, append(bytes.Clone(rec), rec...), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Close()
+	after := runtime.NumGoroutine()
+	for wait := 0; after > before && wait < 100; wait++ { // ended ones may still be leaving
+		time.Sleep(10 * time.Millisecond)
+		after = runtime.NumGoroutine()
+	}
+	if after > before {
+		t.Fatalf("%d goroutines after Close, %d before", after, before)
 	}
 }
 
