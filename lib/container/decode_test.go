@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -200,5 +201,22 @@ func TestExpandSideBySide(t *testing.T) {
 	defer inner.Close()
 	if used := in.budget.Used(); used != 14 {
 		t.Fatalf("budget used %d, want 2 × 7 bytes", used)
+	}
+}
+
+// A temporary file that cannot be made fails its record, a *RecordError at
+// the record's offset, as the rest of its decoding would (the bundler
+// words it as a failed decompression).
+func TestDecodeSpillFailure(t *testing.T) {
+	input := compressed(t, "payload")
+	in, err := OpenInput(inputFile(t, input), InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	err = in.Decode(DecodeOptions{TempDir: filepath.Join(t.TempDir(), "missing")}, nil)
+	var re *RecordError
+	if !errors.As(err, &re) || re.Offset != 0 || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Decode = %v, want the record at 0 failing for its temporary file", err)
 	}
 }

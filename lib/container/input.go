@@ -131,10 +131,9 @@ func (in *Input) Expand(src *Source, opt DecodeOptions) (*Input, error) {
 	return part, nil
 }
 
-// decodeRecords decodes the input's compressed records (CCOBRecords) into
-// Parts against its budget; Parts is the input itself when it is not
-// compressed. The bundler, as LLVM's, never looks inside them for more
-// compressed data: the walk is Flat. On error no record stays open.
+// decodeRecords decodes the input's compressed records (wholeRecords)
+// into Parts against its budget; Parts is the input itself when it is not
+// compressed.
 func (in *Input) decodeRecords(opt DecodeOptions) error {
 	in.Compressed = ccob.IsCompressed(in.Prefix(8))
 	if !in.Compressed {
@@ -142,6 +141,23 @@ func (in *Input) decodeRecords(opt DecodeOptions) error {
 		return nil
 	}
 	in.Parts = nil
+	recs, err := in.wholeRecords(opt)
+	if err != nil {
+		return in.withVersion(err)
+	}
+	for _, rec := range recs {
+		in.Parts = append(in.Parts, &Source{R: rec.file, Size: int64(rec.Header.UncompressedSize)})
+		in.checks = append(in.checks, rec.Check)
+		in.offsets = append(in.offsets, rec.Offset)
+		in.undo = append(in.undo, rec.Close)
+	}
+	return nil
+}
+
+// wholeRecords decodes the input's records (CCOBRecords) each whole into
+// an unlinked file. The bundler, as LLVM's, never looks inside them for
+// more compressed data: the walk is Flat. On error no record stays open.
+func (in *Input) wholeRecords(opt DecodeOptions) ([]*CCOBRecord, error) {
 	var recs []*CCOBRecord
 	var spilled *os.File // the file of the record being decoded, until it is visited
 	end := int64(0)      // of the records visited
@@ -162,22 +178,16 @@ func (in *Input) decodeRecords(opt DecodeOptions) error {
 		}
 		return nil
 	})
-	if err != nil {
-		if spilled != nil {
-			spilled.Close()
-		}
-		for _, rec := range recs {
-			rec.Close()
-		}
-		return in.withVersion(err)
+	if err == nil {
+		return recs, nil
+	}
+	if spilled != nil {
+		spilled.Close()
 	}
 	for _, rec := range recs {
-		in.Parts = append(in.Parts, &Source{R: rec.file, Size: int64(rec.Header.UncompressedSize)})
-		in.checks = append(in.checks, rec.Check)
-		in.offsets = append(in.offsets, rec.Offset)
-		in.undo = append(in.undo, rec.Close)
+		rec.Close()
 	}
-	return nil
+	return nil, err
 }
 
 // Check waits for the deferred MD5 comparisons of the records and returns
