@@ -126,7 +126,8 @@ func (e *DeclaredError) Unwrap() error { return e.Err }
 
 // decode decodes the record as far as its first look needs: whole into a
 // spill file, or its first opt.Prefix bytes into memory. Its errors are a
-// *RecordError, or Spill's.
+// *RecordError, or Spill's; a damaged header is found before Spill is
+// asked for a file, so it is what is reported when both fail.
 func (rec *CCOBRecord) decode() error {
 	h, err := ccob.ParseHeader(headOf(rec.src, ccob.HeaderSizeV3))
 	if err != nil {
