@@ -61,8 +61,15 @@ func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
 	case err != nil:
 		walkErr = fileError(cfg.Inputs[0], err)
 	}
-	shards := splitMembers(ms, shardCount(cfg))
-	res := make([]shardResult, len(shards))
+	// Members that fit the budget together are parsed side by side; the
+	// rest after them, in order, so that the member the budget refuses is
+	// the one a sequential walk names.
+	fit, err := src.Fitting(ms)
+	if err != nil {
+		return fileError(cfg.Inputs[0], err)
+	}
+	shards := splitMembers(ms[:fit], shardCount(cfg))
+	res := make([]shardResult, len(shards), len(shards)+1)
 	var wg sync.WaitGroup
 	for k := range shards {
 		res[k].sc = newScratch(cfg.TempDir)
@@ -70,6 +77,12 @@ func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
 		wg.Go(func() { res[k].parse(cfg, h, t, src, shards[k]) })
 	}
 	wg.Wait()
+	if fit < len(ms) {
+		rest := shardResult{sc: newScratch(cfg.TempDir)}
+		defer rest.sc.close()
+		rest.parse(cfg, h, t, src, ms[fit:])
+		res = append(res, rest)
+	}
 	perTarget := make([][]member, len(t.std))
 	for _, r := range res {
 		if r.err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -130,5 +131,32 @@ func TestNestingNotDecoded(t *testing.T) {
 	got, _ := os.ReadFile(cfg.Outputs[0])
 	if !bytes.HasPrefix(got, []byte("CCOB")) {
 		t.Errorf("unbundling the chain wrote %q...; want the inner CCOB written as stored", got[:min(len(got), 8)])
+	}
+}
+
+// When an archive's compressed members outgrow the budget together, the
+// member refused is the one a sequential walk refuses, whichever shard
+// runs first: the error names the same member every time (it named m0,
+// m1, m2 or m3 from run to run when shards raced for the budget).
+func TestArchiveBudgetNamesOneMember(t *testing.T) {
+	rec := hostile.CCOBZlib(make([]byte, 8000))
+	var ms []ar.WriterMember
+	for i := range 8 {
+		ms = append(ms, ar.WriterMember{Name: fmt.Sprintf("m%d.o", i), Size: int64(len(rec)), Data: bytes.NewReader(rec)})
+	}
+	var lib bytes.Buffer
+	if err := ar.WriteArchive(&lib, ms); err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // four shards race, on any machine
+	for range 40 {
+		cfg := hostileConfig(t, "a", lib.Bytes(), 20000)
+		cfg.Targets = []string{"hipv4-amdgcn-amd-amdhsa--gfx906"}
+		cfg.Outputs = []string{filepath.Join(cfg.TempDir, "out.a")}
+		cfg.AllowMissingBundles = true
+		err := Unbundle(cfg)
+		if !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "member m2.o") {
+			t.Fatalf("got %v, want m2.o (the third of 8,000 bytes under 20,000) refused by the budget", err)
+		}
 	}
 }
