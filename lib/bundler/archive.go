@@ -68,21 +68,15 @@ func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
 	if err != nil {
 		return fileError(cfg.Inputs[0], err)
 	}
-	shards := splitMembers(ms[:fit], shardCount(cfg))
-	res := make([]shardResult, len(shards), len(shards)+1)
-	var wg sync.WaitGroup
-	for k := range shards {
-		res[k].sc = newScratch(cfg.TempDir)
-		defer res[k].sc.close()
-		wg.Go(func() { res[k].parse(cfg, h, t, src, shards[k]) })
-	}
-	wg.Wait()
+	res := parseShards(cfg, h, t, src, splitMembers(ms[:fit], shardCount(cfg)))
 	if fit < len(ms) {
-		rest := shardResult{sc: newScratch(cfg.TempDir)}
-		defer rest.sc.close()
-		rest.parse(cfg, h, t, src, ms[fit:])
-		res = append(res, rest)
+		res = append(res, parseShards(cfg, h, t, src, [][]container.Piece{ms[fit:]})...)
 	}
+	defer func() {
+		for _, r := range res {
+			r.sc.close()
+		}
+	}()
 	perTarget := make([][]member, len(t.std))
 	for _, r := range res {
 		if r.err != nil {
@@ -96,6 +90,20 @@ func unbundleArchive(cfg *Config, h handler, t *targets) (err error) {
 		return walkErr
 	}
 	return writeArchives(cfg, t, perTarget)
+}
+
+// parseShards parses each run of members in a goroutine of its own and
+// waits for them all; each result's scratch files stay open, for the
+// outputs, until the caller closes them.
+func parseShards(cfg *Config, h handler, t *targets, src *container.Input, shards [][]container.Piece) []shardResult {
+	res := make([]shardResult, len(shards))
+	var wg sync.WaitGroup
+	for k := range shards {
+		res[k].sc = newScratch(cfg.TempDir)
+		wg.Go(func() { res[k].parse(cfg, h, t, src, shards[k]) })
+	}
+	wg.Wait()
+	return res
 }
 
 // shardCount is how many runs of members are parsed at once: one per CPU,
