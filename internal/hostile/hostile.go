@@ -260,3 +260,28 @@ func BundleHeader(ids []string, sizes []int64) []byte {
 	}
 	return b
 }
+
+// CCOBHashed is CCOB with its hash computed whatever zeros is (an MD5 of
+// that many zeros, so keep it to tens of MiB): a record that every
+// reader accepts whole, hash compared.
+func CCOBHashed(raw []byte, zeros int64) []byte {
+	h := md5.New()
+	h.Write(raw)
+	chunk := make([]byte, 1<<20)
+	for rest := zeros; rest > 0; rest -= min(rest, int64(len(chunk))) {
+		h.Write(chunk[:min(rest, int64(len(chunk)))])
+	}
+	return makeCCOB(1, ZstdFrame(raw, zeros), uint64(len(raw))+uint64(zeros), le.Uint64(h.Sum(nil)[:8]))
+}
+
+// PaddedChain returns levels CCOBs, each holding the next followed by pad
+// zero bytes (zero padding after a record, as LLVM pads records in
+// .hip_fatbin sections), the innermost holding inner. A reader that looks
+// at a bounded prefix of each payload first finds the padding running
+// past it at every level.
+func PaddedChain(levels int, pad int64, inner []byte) []byte {
+	for range levels {
+		inner = CCOBHashed(inner, pad)
+	}
+	return inner
+}

@@ -94,3 +94,12 @@ func TestZeroHashes(t *testing.T) {
 type zeroReader struct{}
 
 func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// A hashed record passes the hash check, whatever the size of its zeros.
+func TestCCOBHashedChecks(t *testing.T) {
+	b := CCOBHashed([]byte("inner"), 3<<20+5)
+	var out bytes.Buffer
+	if _, _, err := ccob.Decompress(&out, bytes.NewReader(b), int64(len(b)), ccob.ReaderOptions{}); err != nil || out.Len() != 3<<20+10 {
+		t.Fatalf("Decompress: %v, %d bytes", err, out.Len())
+	}
+}

@@ -128,16 +128,3 @@ func (b *Budget) Check(n uint64) error {
 	defer b.mu.Unlock()
 	return b.check(n)
 }
-
-// Rewind takes back what was reserved since Used returned used: a reader
-// that tried a cheaper way through some data (a walk over the decoded
-// prefix of a record) and gave up goes the whole way again, charging it
-// once. Nesting is left as it is (Enter and Leave pair up).
-func (b *Budget) Rewind(used uint64) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.used = min(b.used, used)
-}

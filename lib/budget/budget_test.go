@@ -76,21 +76,3 @@ func TestHintEndsErrors(t *testing.T) {
 	var nilBudget *Budget
 	nilBudget.SetHint("ignored") // must not panic
 }
-
-// Rewind takes back what a walk that was given up charged, and nothing
-// before it.
-func TestRewind(t *testing.T) {
-	b := New(100)
-	b.Reserve(30)
-	mark := b.Used()
-	b.Reserve(50)
-	b.Rewind(mark)
-	if b.Used() != 30 {
-		t.Fatalf("Used after Rewind = %d, want 30", b.Used())
-	}
-	if err := b.Reserve(70); err != nil {
-		t.Fatalf("the room taken back cannot be reserved again: %v", err)
-	}
-	var nilBudget *Budget
-	nilBudget.Rewind(0)
-}

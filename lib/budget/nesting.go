@@ -80,6 +80,17 @@ func (b *Budget) Enter(l Layer) error {
 	return nil
 }
 
+// Layers is how many layers of compressed data the reader is inside
+// (Enter's not yet undone by Leave).
+func (b *Budget) Layers() int {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.depth
+}
+
 // Leave undoes Enter.
 func (b *Budget) Leave() {
 	if b == nil {

@@ -1,6 +1,7 @@
 package container
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -31,7 +32,8 @@ type RecordsOptions struct {
 	// Prefix, if above 0, is how many leading bytes of each payload are
 	// decoded into memory and looked at first (Look): only a look that
 	// reads past them decodes the record again, whole, into a spill file.
-	// 0 decodes every record whole into a spill file.
+	// Records inside compressed data keep less (nestedPrefix). 0 decodes
+	// every record whole into a spill file.
 	Prefix int
 	// Enough, with Prefix, stops decoding a payload once the bytes kept
 	// hold all that the look reads (a listing reads headers: a record
@@ -71,12 +73,15 @@ type CCOBRecord struct {
 	// comparison unless DeferHash (-verbose prints the speed).
 	Took time.Duration
 
-	src     *io.SectionReader // the input from Offset on
-	opt     *RecordsOptions
-	prefix  []byte       // the payload's kept bytes
-	file    *os.File     // or the payload, decoded whole
-	checked bool         // the hash was compared
-	check   func() error // with DeferHash, waits for the comparison
+	src      *io.SectionReader // the input from Offset on
+	opt      *RecordsOptions
+	prefix   []byte       // the payload's kept bytes
+	file     *os.File     // or the payload, decoded whole
+	checked  bool         // the hash was compared
+	check    func() error // with DeferHash, waits for the comparison
+	payload  *payload     // what looks read (Look)
+	lateErr  error        // decoding whole for a look failed (Err)
+	released bool         // the visit has ended: the prefix is gone
 }
 
 // CCOBRecords walks the compressed records stored back to back in the size
@@ -97,24 +102,48 @@ func CCOBRecords(r io.ReaderAt, size int64, opt RecordsOptions, visit func(*CCOB
 	if err := opt.Budget.Check(ccob.DeclaredSize(r, size)); err != nil {
 		return &DeclaredError{Err: err}
 	}
+	prefix := opt.Prefix
+	if !opt.Flat {
+		prefix = nestedPrefix(prefix, opt.Budget.Layers())
+	}
+	var spare []byte // the prefix of the record before, to decode the next into
 	for off := int64(0); off < size; {
 		rec := &CCOBRecord{Offset: off, src: io.NewSectionReader(r, off, size-off), opt: &opt}
-		if err := rec.decode(); err != nil {
+		rec.payload = &payload{rec}
+		if err := rec.decode(prefix, spare); err != nil {
 			return err
 		}
-		if err := visit(rec); err != nil {
+		err := visit(rec)
+		spare = rec.release()
+		if err != nil {
 			return err
 		}
 		if rec.HashErr != nil {
 			return nil
 		}
-		var err error
 		if off, err = NextRecord(r, off+rec.Used, size); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// nestedPrefix is the prefix kept of each payload of a walk at the given
+// layer of compressed data (1 for records inside none): the prefixes of
+// records nested inside each other are all held while the innermost is
+// looked at, so each layer keeps half of what the one around it keeps,
+// down to minPrefix, and all of them together hold little more than
+// twice the outermost's, however deep nesting is allowed to go.
+func nestedPrefix(prefix, layer int) int {
+	if prefix <= 0 || layer <= 1 {
+		return prefix
+	}
+	return max(prefix>>min(layer-1, 30), min(prefix, minPrefix))
+}
+
+// minPrefix is the least a nested record keeps: enough for the headers
+// a look reads first.
+const minPrefix = 64 << 10
 
 // DeclaredError is the budget's refusal of what all the records of a
 // walk declare, before any is decoded.
@@ -124,11 +153,13 @@ func (e *DeclaredError) Error() string { return "compressed bundles: " + e.Err.E
 
 func (e *DeclaredError) Unwrap() error { return e.Err }
 
-// decode decodes the record as far as its first look needs: whole into a
-// spill file, or its first opt.Prefix bytes into memory. Its errors are a
+// decode decodes the record as far as its look needs first: whole into a
+// spill file, or its first prefix bytes into memory (appended to spare, a
+// buffer of a record let go, so that a walk of many records does not
+// allocate and fault in a prefix for each). Its errors are a
 // *RecordError, or Spill's; a damaged header is found before Spill is
 // asked for a file, so it is what is reported when both fail.
-func (rec *CCOBRecord) decode() error {
+func (rec *CCOBRecord) decode(prefix int, spare []byte) error {
 	h, err := ccob.ParseHeader(headOf(rec.src, ccob.HeaderSizeV3))
 	if err != nil {
 		return rec.failed(err)
@@ -136,15 +167,15 @@ func (rec *CCOBRecord) decode() error {
 	rec.Header = h
 	opt := ccob.ReaderOptions{MaxUncompressedSize: rec.opt.Budget.Limit(), Budget: rec.opt.Budget}
 	switch {
-	case rec.opt.Prefix <= 0:
+	case prefix <= 0:
 		return rec.decodeWhole(opt)
 	case rec.opt.Enough != nil:
-		keep := &ccob.PrefixWriter{Max: rec.opt.Prefix, Enough: func(kept []byte) bool { return rec.opt.Enough(kept, int64(h.UncompressedSize)) }}
+		keep := &ccob.PrefixWriter{Kept: spare, Max: prefix, Enough: func(kept []byte) bool { return rec.opt.Enough(kept, int64(h.UncompressedSize)) }}
 		_, rec.Used, _, err = ccob.DecompressPrefix(keep, rec.src, rec.src.Size(), opt)
 		rec.prefix, rec.Kept = keep.Kept, len(keep.Kept)
 		return rec.failed(err)
 	}
-	keep := &prefixWriter{max: rec.opt.Prefix}
+	keep := &prefixWriter{buf: spare, max: prefix}
 	err = rec.decodeInto(keep, opt)
 	rec.prefix, rec.Kept = keep.buf, len(keep.buf)
 	return err
@@ -221,28 +252,87 @@ func (rec *CCOBRecord) compare(check func() error) error {
 	return err
 }
 
-// Look calls look with a reader over the record's payload (its
-// Header.UncompressedSize bytes), whole says whether all of them can be
-// read. A look at a kept prefix runs on the budget as it is, but if it
-// reads past the prefix or fails, the budget is rewound to where it was
-// before the look, the record is decoded again, whole, into a spill file
-// (charging nothing twice), and look is called again: the caller's look
-// must start afresh each time. An error decoding again is a *RecordError
-// (or Spill's).
+// Look calls look once with a reader over the record's payload (its
+// Header.UncompressedSize bytes); whole says that all of them are at hand
+// (the record was decoded whole into a file). Otherwise reads within the
+// kept prefix come from memory, and the first read past it decodes the
+// record again, whole, into a spill file (charging nothing twice), from
+// which that read and every later one are served: a look is never done
+// twice, so records nested inside each other cost one look each, not one
+// per look of every record around them. Reads after the record's visit
+// has ended fail (its prefix is let go then).
+//
+// An error decoding the record again is returned in place of look's (a
+// *RecordError, or Spill's; Err says it). A look that fails on a prefix
+// whose record was never decoded to its end (Enough) has the record
+// decoded whole, so that damage past the prefix, or a hash mismatch,
+// explains the failure first.
 func (rec *CCOBRecord) Look(look func(payload io.ReaderAt, whole bool) error) error {
-	if rec.file != nil {
-		return look(rec.file, true)
+	err := look(rec.payload, rec.file != nil)
+	if rec.lateErr == nil && err != nil && !rec.checked {
+		rec.decodeLate()
 	}
-	pr := &ccob.PrefixReader{B: rec.prefix}
-	mark := rec.opt.Budget.Used()
-	if err := look(pr, false); err == nil && !pr.Missed {
-		return nil
+	if rec.lateErr != nil {
+		return rec.lateErr
 	}
-	rec.opt.Budget.Rewind(mark)
+	return err
+}
+
+// Err is the error decoding the record again, whole, during or after a
+// look (see Look); nil when that was not needed or went well. Nothing
+// found in the record's prefix should be trusted when it is set.
+func (rec *CCOBRecord) Err() error { return rec.lateErr }
+
+// decodeLate decodes the record whole into a spill file once a look
+// needs more than its kept prefix, charging nothing (its declared size
+// was charged by its first decoding), and lets the prefix go: the file
+// holds it too.
+func (rec *CCOBRecord) decodeLate() error {
+	if rec.lateErr != nil || rec.file != nil {
+		return rec.lateErr
+	}
 	if err := rec.decodeWhole(ccob.ReaderOptions{MaxUncompressedSize: rec.opt.Budget.Limit()}); err != nil {
+		rec.lateErr = err
 		return err
 	}
-	return look(rec.file, true)
+	rec.prefix = nil
+	return nil
+}
+
+// release lets the record's kept prefix go once its visit has ended: what
+// was found in it is described or handed on by then, and a walk of many
+// records holds one prefix at a time, not one per record (what callers
+// keep of them, such as a listing's images, no longer reads the bytes).
+// It returns the prefix's buffer, emptied, for the next record.
+func (rec *CCOBRecord) release() []byte {
+	spare := rec.prefix[:0]
+	rec.prefix, rec.released = nil, true
+	return spare
+}
+
+// errReleased is what reads of a record's payload from memory fail with
+// after its visit.
+var errReleased = errors.New("the decoded bytes of the compressed bundle were let go after it was walked")
+
+// payload reads a record's payload for its look (see Look).
+type payload struct{ rec *CCOBRecord }
+
+func (p *payload) ReadAt(b []byte, off int64) (int, error) {
+	rec := p.rec
+	if rec.file == nil {
+		switch {
+		case rec.released:
+			return 0, errReleased
+		case off >= 0 && off <= int64(len(rec.prefix)) && int64(len(b)) <= int64(len(rec.prefix))-off:
+			return copy(b, rec.prefix[off:]), nil
+		case uint64(len(rec.prefix)) == rec.Header.UncompressedSize:
+			return bytes.NewReader(rec.prefix).ReadAt(b, off) // all of it: past its end is io.EOF
+		}
+		if err := rec.decodeLate(); err != nil {
+			return 0, err
+		}
+	}
+	return rec.file.ReadAt(b, off)
 }
 
 // headOf is the first n bytes of r, fewer where it is shorter.

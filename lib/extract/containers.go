@@ -63,14 +63,16 @@ func (w *Walker) compressed(r io.ReaderAt, size int64, where []string, depth int
 // before it decodes the record whole.
 const maxListPrefix = 16 << 20
 
-// record walks what the compressed record rec decodes to. Images found in
-// a decoded prefix are handed on only once the walk over it has not read
-// past it (nor failed): otherwise the record is walked again whole.
+// record walks what the compressed record rec decodes to. Images found
+// in a record decoded only in part (a listing's prefix: its hash not
+// compared) are handed on once the walk over it has ended: a record that
+// turns out damaged, or whose hash does not match, when it is decoded
+// whole for the walk (container.CCOBRecord.Look), hands on none, as a
+// walk of the record decoded whole first would.
 func (w *Walker) record(rec *container.CCOBRecord, where []string, depth int, fn func(*Image) error) error {
 	var ims []*Image
 	size := int64(rec.Header.UncompressedSize)
 	err := rec.Look(func(payload io.ReaderAt, whole bool) error {
-		ims = nil // a look at the whole payload starts afresh
 		if whole {
 			return w.any(payload, size, where, depth+1, fn)
 		}
@@ -79,7 +81,7 @@ func (w *Walker) record(rec *container.CCOBRecord, where []string, depth int, fn
 			return nil
 		})
 	})
-	if err != nil {
+	if rec.Err() != nil {
 		return err
 	}
 	for _, im := range ims {
@@ -87,7 +89,7 @@ func (w *Walker) record(rec *container.CCOBRecord, where []string, depth int, fn
 			return err
 		}
 	}
-	return nil
+	return err
 }
 
 func (w *Walker) offloadBinaries(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {

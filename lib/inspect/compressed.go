@@ -55,12 +55,12 @@ func (w *walker) recordNode(n *Node, recs []*Node, v view, off int64) *Node {
 }
 
 // compressed describes the CCOB rec (hashed whole while decoding, with a
-// bounded prefix kept) as n, and looks inside: at the kept prefix first;
-// only if that walk reads past it (a bundle larger than the prefix, such
-// as a HIP fat binary of over 16 MiB) is the record decoded again, into
-// an unlinked temporary file, and walked whole (container.CCOBRecord.Look).
-// So a record that declares 4 GiB of zeros costs one pass and no disk, and
-// a valid large bundle is read whole rather than called damaged.
+// bounded prefix kept) as n, and looks inside once: at the kept prefix,
+// and only if that look reads past it (a bundle larger than the prefix,
+// such as a HIP fat binary of over 16 MiB) at the record decoded again
+// into an unlinked temporary file (container.CCOBRecord.Look). So a
+// record that declares 4 GiB of zeros costs one pass and no disk, and a
+// valid large bundle is read whole rather than called damaged.
 func (w *walker) compressed(n *Node, rec *container.CCOBRecord, v view, depth int) *Node {
 	defer w.temps.CloseFrom(w.temps.Len())
 	h := rec.Header
@@ -77,13 +77,8 @@ func (w *walker) compressed(n *Node, rec *container.CCOBRecord, v view, depth in
 	}
 	w.ccobs++
 	space := fmt.Sprintf("decompressed#%d", w.ccobs)
-	ccobs, mark := w.ccobs, len(w.seenOrder)
 	var c *Node
 	err := rec.Look(func(payload io.ReaderAt, whole bool) error {
-		// A second look, at the whole payload, must not find the bytes
-		// the first described already described.
-		w.ccobs = ccobs
-		w.forgetSince(mark)
 		c = w.node(view{r: payload, size: int64(h.UncompressedSize), space: space}, depth+1)
 		return nil
 	})

@@ -28,19 +28,7 @@ func (w *walker) described(v view, n *Node) *Node {
 		w.seen = map[payload]*Node{}
 	}
 	w.seen[key] = n
-	w.seenOrder = append(w.seenOrder, key)
 	return nil
-}
-
-// forgetSince forgets the descriptions recorded since seenOrder had mark
-// entries: a walk that is thrown away and done again (payload's first
-// pass over a prefix) must not leave the second to find its own bytes
-// already described.
-func (w *walker) forgetSince(mark int) {
-	for _, key := range w.seenOrder[mark:] {
-		delete(w.seen, key)
-	}
-	w.seenOrder = w.seenOrder[:mark]
 }
 
 // reference is the node for bytes already described by first.

@@ -102,8 +102,6 @@ type walker struct {
 	budget *budget.Budget  // also counts the compressed data the walk is inside
 	temps  container.Temps // spilled OffloadBinaries, closed once described
 	seen   map[payload]*Node
-	// The keys of seen in the order they were added (forgetSince).
-	seenOrder []payload
 }
 
 // spill returns an unlinked temporary file for a large compressed
