@@ -56,5 +56,9 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("ar: %s %v at offset 0x%x", e.Msg, e.Val, e.Off)
 }
 
+// ErrorOffset is Off: every format's error says where it is the same way,
+// so that a walk over many formats reads it once (container.ErrorOffset).
+func (e *FormatError) ErrorOffset() int64 { return e.Off }
+
 // Is makes errors.Is(err, ErrFormat) true for every FormatError.
 func (e *FormatError) Is(target error) bool { return target == ErrFormat }

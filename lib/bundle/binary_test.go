@@ -239,8 +239,8 @@ func TestReadBinaryErrors(t *testing.T) {
 			if !errors.As(err, &fe) {
 				t.Fatalf("%T is not a *FormatError", err)
 			}
-			if fe.Offset != tc.wantOff {
-				t.Errorf("offset %#x, want %#x (%v)", fe.Offset, tc.wantOff, err)
+			if fe.Off != tc.wantOff {
+				t.Errorf("offset %#x, want %#x (%v)", fe.Off, tc.wantOff, err)
 			}
 		})
 	}

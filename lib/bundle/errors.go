@@ -42,18 +42,22 @@ const MaxIDLength = 1 << 16
 // FormatError reports malformed input: what was wrong (Msg), where (Offset,
 // from the start of the bundle) and which sentinel applies (Err).
 type FormatError struct {
-	Offset int64
-	Msg    string
-	Err    error
+	Off int64
+	Msg string
+	Err error
 }
 
 func (e *FormatError) Error() string {
-	return fmt.Sprintf("bundle: %s at offset %#x", e.Msg, e.Offset)
+	return fmt.Sprintf("bundle: %s at offset %#x", e.Msg, e.Off)
 }
+
+// ErrorOffset is Off: every format's error says where it is the same way,
+// so that a walk over many formats reads it once (container.ErrorOffset).
+func (e *FormatError) ErrorOffset() int64 { return e.Off }
 
 // Unwrap returns the sentinel, for errors.Is.
 func (e *FormatError) Unwrap() error { return e.Err }
 
 func formatErr(off int64, sentinel error, format string, args ...any) error {
-	return &FormatError{Offset: off, Msg: fmt.Sprintf(format, args...), Err: sentinel}
+	return &FormatError{Off: off, Msg: fmt.Sprintf(format, args...), Err: sentinel}
 }

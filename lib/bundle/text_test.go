@@ -137,8 +137,8 @@ func TestReadTextErrors(t *testing.T) {
 			if !errors.As(err, &fe) {
 				t.Fatalf("%T is not a *FormatError", err)
 			}
-			if tc.wantOff != 0 && fe.Offset != tc.wantOff {
-				t.Errorf("offset %d, want %d (%v)", fe.Offset, tc.wantOff, err)
+			if tc.wantOff != 0 && fe.Off != tc.wantOff {
+				t.Errorf("offset %d, want %d (%v)", fe.Off, tc.wantOff, err)
 			}
 		})
 	}

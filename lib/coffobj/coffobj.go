@@ -67,6 +67,10 @@ func (e *FormatError) Error() string {
 	return e.File + ": COFF object: " + e.Msg
 }
 
+// ErrorOffset is Off: every format's error says where it is the same way,
+// so that a walk over many formats reads it once (container.ErrorOffset).
+func (e *FormatError) ErrorOffset() int64 { return e.Off }
+
 // Is makes errors.Is(err, ErrFormat) true for every FormatError, and
 // errors.Is(err, ErrTruncated) for truncations.
 func (e *FormatError) Is(target error) bool {

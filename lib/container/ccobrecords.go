@@ -356,3 +356,8 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// Whole reports whether all of the record's payload is at hand (decoded
+// whole into a file), so that nothing read from it can fail for want of
+// decoding.
+func (rec *CCOBRecord) Whole() bool { return rec.file != nil }

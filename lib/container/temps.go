@@ -35,6 +35,9 @@ func (t *Temps) New() (*os.File, error) {
 	return f, err
 }
 
+// Keep adds f, an unlinked file made elsewhere, to the set.
+func (t *Temps) Keep(f *os.File) { t.files = append(t.files, f) }
+
 // Len is how many files are open: a mark for CloseFrom.
 func (t *Temps) Len() int { return len(t.files) }
 

@@ -39,6 +39,9 @@ const (
 	HostMarker               // an ELF bundle section of one zero byte: the object itself is the host entry
 	Image                    // an OffloadBinary's image
 	FatbinEntry              // an NVIDIA fat binary's entry
+	Root                     // the input of a walk (Walk)
+	Record                   // a compressed record of a sequence (Walk)
+	Payload                  // what a compressed record or fat-binary entry decodes to (Walk)
 )
 
 // EntryID is the bundle entry ID of an entry, entry section or host marker.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,7 +239,11 @@ func TestNVFatbinEntriesBudgeted(t *testing.T) {
 		t.Fatalf("%d images, %v", len(ims), err)
 	}
 	for _, im := range ims {
-		if _, isFile := im.data.(*os.File); !isFile || im.Size != 64<<20 {
+		r, _, _ := im.Open().Outer()
+		if s, ok := r.(*io.SectionReader); ok {
+			r, _, _ = s.Outer()
+		}
+		if _, isFile := r.(*os.File); !isFile || im.Size != 64<<20 {
 			t.Errorf("%v: %d bytes, in %T; want 64 MiB in a temporary file", im.Where, im.Size, im.data)
 		}
 	}

@@ -8,20 +8,14 @@ package extract
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
-	"github.com/rules-offload/rules_offload/lib/bundle"
-	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/shown"
-	"github.com/rules-offload/rules_offload/lib/targetid"
 )
 
 // Image is one device image found in a container.
@@ -81,16 +75,14 @@ type Options struct {
 	Repeated func(where, first []string)
 }
 
-// Walker walks containers; Close removes its temporary files.
+// Walker walks containers (container.Walk) and hands on the images it
+// finds; Close removes its temporary files.
 type Walker struct {
 	opt      Options
 	tmps     container.Temps
 	closer   []func()
 	budget   *budget.Budget // of the input being walked; counts the compressed data the walk is inside
 	inflated uint64         // by the walks before this one
-	// What was walked and handed on, by payload (see shared.go).
-	containers map[payload][]string
-	images     map[payload]*Image
 }
 
 // OnClose registers fn to run when the walker is closed, so that callers can
@@ -102,8 +94,7 @@ func NewWalker(opt Options) *Walker {
 	if opt.MaxDepth == 0 {
 		opt.MaxDepth = 16
 	}
-	tmps := container.Temps{Dir: opt.TempDir, Pattern: "offload-extract-*"}
-	return &Walker{opt: opt, tmps: tmps, containers: map[payload][]string{}, images: map[payload]*Image{}}
+	return &Walker{opt: opt, tmps: container.Temps{Dir: opt.TempDir, Pattern: "offload-extract-*"}}
 }
 
 // Inflated is the number of bytes decompressed by all walks so far.
@@ -128,57 +119,29 @@ func (w *Walker) Walk(r io.ReaderAt, size int64, name string, fn func(*Image) er
 	if w.opt.AllowNestedCompression {
 		w.budget.AllowNested()
 	}
-	return w.any(r, size, []string{name}, 0, fn)
-}
-
-// tempFile returns an unlinked temporary file, closed with the walker.
-func (w *Walker) tempFile() (*os.File, error) { return w.tmps.New() }
-
-// release closes f now if the caller consumes images as they come, so
-// that disk use is bounded by one compressed record at a time.
-func (w *Walker) release(f *os.File) {
-	if w.opt.Consume {
-		w.tmps.Release(f)
+	opt := container.WalkOptions{MaxDepth: w.opt.MaxDepth, Budget: w.budget, Temps: &w.tmps, KeepSpilled: !w.opt.Consume,
+		InflateInMemory: inflateInMemory, MaxText: maxText, DeclaredFirst: true}
+	if w.opt.SizesOnly {
+		opt.Prefix, opt.Enough = maxListPrefix, container.BundleHeads
 	}
+	return container.Walk(r, size, name, opt, &visitor{w: w, fn: fn})
 }
+
+// maxText bounds text bundles, which are read into memory (they hold sources).
+const maxText = 256 << 20
+
+// maxListPrefix bounds what a listing decodes of one compressed record
+// before it decodes the record whole.
+const maxListPrefix = 16 << 20
+
+// inflateInMemory is the largest compressed fat-binary entry inflated
+// into memory rather than a temporary file (container.InflateFatbinEntry):
+// a fat binary may hold an entry every 80 bytes.
+const inflateInMemory = 64 << 10
 
 // ErrNested is returned for a compressed container inside compressed data,
 // unless Options.AllowNestedCompression (the rule: budget.Layer).
 var ErrNested = budget.ErrNested
-
-func (w *Walker) any(r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	if depth > w.opt.MaxDepth {
-		return &walkError{where: where, err: fmt.Errorf("nesting deeper than %d levels", w.opt.MaxDepth)}
-	}
-	if w.walkedBefore(r, size, where) {
-		return nil
-	}
-	head := headOf(r, size, 64)
-	var err error
-	switch format, comment := container.Recognise(head); format {
-	case container.FormatCCOB:
-		err = w.compressed(r, size, where, depth, fn)
-	case container.FormatBundle:
-		err = w.binaryBundle(r, size, where, depth, fn)
-	case container.FormatOffloadBinary:
-		err = w.offloadBinaries(r, size, where, depth, fn)
-	case container.FormatNVFatbin:
-		err = w.nvFatbin(r, size, where, fn)
-	case container.FormatELF:
-		err = w.elf(r, size, where, depth, fn)
-	case container.FormatArchive:
-		err = w.archive(r, size, where, depth, fn)
-	case container.FormatCOFF:
-		err = w.coff(r, size, where, depth, fn)
-	case container.FormatTextBundle:
-		err = w.textBundle(r, size, comment, where, depth, fn)
-	}
-	var we *walkError
-	if err != nil && !errors.As(err, &we) {
-		err = &walkError{where: where, err: err}
-	}
-	return err
-}
 
 // walkError names the container path of a failure once, each name escaped
 // for printing (see package shown).
@@ -195,34 +158,6 @@ func (e *walkError) Error() string {
 	return b.String() + e.err.Error()
 }
 func (e *walkError) Unwrap() error { return e.err }
-
-func headOf(r io.ReaderAt, size int64, n int) []byte {
-	if int64(n) > size {
-		n = int(size)
-	}
-	b := make([]byte, n)
-	k, _ := r.ReadAt(b, 0)
-	return b[:k]
-}
-
-func with(where []string, s string) []string {
-	return append(append([]string(nil), where...), s)
-}
-
-// entryImage describes a bundle entry; payloads that are themselves
-// containers of images (nested bundles or OffloadBinaries) are walked instead.
-func (w *Walker) entry(id string, r io.ReaderAt, size int64, where []string, depth int, fn func(*Image) error) error {
-	head := headOf(r, size, 64)
-	if ccob.IsCompressed(head) || bundle.IsBinary(head) || offloadbin.IsOffloadBinary(head) {
-		return w.any(r, size, with(where, id), depth+1, fn)
-	}
-	im := &Image{Where: with(where, id), BundleID: id, Size: size, data: r}
-	if p, err := targetid.ParseEntryID(id); err == nil {
-		im.OffloadKind, im.Triple, im.TargetID = p.Kind, strings.TrimSuffix(p.TripleString(), "-"), p.TargetID
-	}
-	im.ImageKind = kindOf(head)
-	return w.handOn(im, fn)
-}
 
 // kindOf guesses an image kind from content, for images from bundles,
 // which record none.

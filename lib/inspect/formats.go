@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bitcode"
@@ -16,19 +17,58 @@ import (
 	"github.com/rules-offload/rules_offload/lib/targetid"
 )
 
-func (w *walker) binaryBundle(n *Node, v view, depth int) {
-	n.Format = "bundle"
-	err := container.BinaryBundle(v.r, v.size, func(p container.Piece) error {
-		c := w.node(v.sub(p.Offset, p.Size), depth+1)
-		c.Name, c.Entry = p.Name, bundleEntry(p.Name)
-		n.Children = append(n.Children, c)
-		return nil
-	})
+// describe describes the container p (its node n) once its parts are,
+// with err the reason its walk stopped; it returns the node that stands
+// for p (a compressed sequence's, for several records).
+func (w *walker) describe(p *container.Part, n *Node, err error) *Node {
+	v := w.view(p)
+	switch p.Format {
+	case container.FormatCCOB:
+		return w.describeSeq(p, n, err)
+	case container.FormatNVFatbin:
+		w.describeFatbin(p, n, err)
+		return n
+	case container.FormatELF:
+		if p.ELF == nil {
+			fail(n, v, err)
+			return n
+		}
+		n.Detail = elfDetail(p.ELF) // the sections' errors are theirs
+		return n
+	case container.FormatCOFF:
+		if p.COFF == nil {
+			fail(n, v, err)
+			return n
+		}
+		n.Detail = "COFF object, " + coffobj.MachineName(p.COFF.Machine)
+		if p.COFF.BigObj {
+			n.Detail = "COFF bigobj, " + coffobj.MachineName(p.COFF.Machine)
+		}
+	case container.FormatTextBundle:
+		var big *container.TextTooLargeError
+		if errors.As(err, &big) {
+			n.Error = fmt.Sprintf("text bundle of %d bytes is larger than the %d bytes inspect reads", big.Size, big.Max)
+			return n
+		}
+	}
 	if err != nil {
 		fail(n, v, err)
-		return
+		return n
 	}
-	n.Detail = fmt.Sprintf("%d entries", len(n.Children))
+	switch p.Format {
+	case container.FormatBundle:
+		n.Detail = fmt.Sprintf("%d entries", len(n.Children))
+	case container.FormatTextBundle:
+		n.Detail = fmt.Sprintf("%d entries, comment %q", len(n.Children), p.Comment)
+	case container.FormatOffloadBinary:
+		n.Detail = fmt.Sprintf("%d images", len(n.Children))
+	case container.FormatArchive:
+		n.Detail = fmt.Sprintf("%d members", len(n.Children))
+	case container.FormatCOFF:
+	default: // a format registered elsewhere
+		n.Detail = fmt.Sprintf("%d parts", len(n.Children))
+	}
+	return n
 }
 
 // bundleEntry describes a bundle entry ID, as far as it parses.
@@ -61,51 +101,6 @@ func fillTargetID(e *Entry, triple, id string) {
 // maxTextBundle bounds the text bundles read whole (they are sources).
 const maxTextBundle = 64 << 20
 
-func (w *walker) textBundle(n *Node, v view, comment string, depth int) {
-	n.Format = "text-bundle"
-	err := container.TextBundle(v.r, v.size, comment, maxTextBundle, func(p container.Piece) error {
-		c := &Node{Format: "text", Name: p.Name, Size: p.Size, Space: v.space, Offset: -1, Entry: bundleEntry(p.Name)}
-		n.Children = append(n.Children, c)
-		return nil
-	})
-	var big *container.TextTooLargeError
-	if errors.As(err, &big) {
-		n.Error = fmt.Sprintf("text bundle of %d bytes is larger than the %d bytes inspect reads", big.Size, big.Max)
-		return
-	}
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
-	n.Detail = fmt.Sprintf("%d entries, comment %q", len(n.Children), comment)
-}
-
-func (w *walker) offloadBinaries(n *Node, v view, depth int) {
-	n.Format = "offload-binary"
-	// Images of compressed binaries are described, never read, so their
-	// spill files can go as soon as the binaries are parsed: disk use stays
-	// at one section's, not the input's.
-	defer w.temps.CloseFrom(w.temps.Len())
-	err := container.OffloadBinaries(v.r, v.size, w.budget, w.spill, func(p container.Piece) error {
-		im := p.Image
-		var c *Node
-		if im.Compressed {
-			c = &Node{Format: "data", Offset: im.Offset, Size: im.Size, Space: "inflated", Detail: "inside a compressed OffloadBinary"}
-		} else {
-			c = w.node(v.sub(im.Offset, im.Size), depth+1)
-		}
-		c.Name = p.Name
-		c.Entry = imageEntry(im)
-		n.Children = append(n.Children, c)
-		return nil
-	})
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
-	n.Detail = fmt.Sprintf("%d images", len(n.Children))
-}
-
 func imageEntry(im *offloadbin.Image) *Entry {
 	e := &Entry{
 		OffloadKind: im.OffloadKind.String(),
@@ -119,89 +114,6 @@ func imageEntry(im *offloadbin.Image) *Entry {
 	e.TargetID = im.Arch()
 	fillTargetID(e, e.Triple, im.Arch())
 	return e
-}
-
-func (w *walker) archive(n *Node, v view, depth int) {
-	n.Format = "archive"
-	err := container.Archive(v.r, v.size, func(p container.Piece) error {
-		c := w.node(v.sub(p.Offset, p.Size), depth+1)
-		c.Name = p.Name
-		n.Children = append(n.Children, c)
-		return nil
-	})
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
-	n.Detail = fmt.Sprintf("%d members", len(n.Children))
-}
-
-func (w *walker) elf(n *Node, v view, depth int) {
-	n.Format = "elf"
-	f, err := elfobj.Open(v.r, v.size)
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
-	n.Detail = elfDetail(f)
-	_ = container.ELFSections(f, func(p container.Piece) error {
-		n.Children = append(n.Children, w.section(p, v, depth))
-		return nil
-	})
-}
-
-// section describes a section that carries offload code.
-func (w *walker) section(p container.Piece, v view, depth int) *Node {
-	isBundle := p.Kind == container.EntrySection || p.Kind == container.HostMarker
-	sv := v.sub(p.Offset, p.Size)
-	var c *Node
-	switch {
-	case isBundle && p.Size == 1 && bytes.Equal(sv.head(1), []byte{0}):
-		c = &Node{Format: "host-marker", Offset: sv.base, Size: 1, Space: v.space, Detail: "the object itself is the host entry"}
-	default:
-		c = w.node(sv, depth+1)
-	}
-	c.Name = p.Name
-	if isBundle {
-		c.Entry = bundleEntry(p.EntryID())
-		c.Name = c.Entry.ID
-	}
-	if c.Detail == "" {
-		c.Detail = "section " + p.Name
-	} else {
-		c.Detail = "section " + p.Name + ": " + c.Detail
-	}
-	return c
-}
-
-// coff describes a COFF object's .llvm.offloading* sections, the ones
-// LLVM 22 searches for OffloadBinaries in COFF objects (which have no
-// section types); sections with no contents in the file are left out.
-func (w *walker) coff(n *Node, v view, depth int) {
-	n.Format = "coff"
-	f, err := coffobj.Open(v.r, v.size, "")
-	if err != nil {
-		fail(n, v, err)
-		return
-	}
-	n.Detail = "COFF object, " + coffobj.MachineName(f.Machine)
-	if f.BigObj {
-		n.Detail = "COFF bigobj, " + coffobj.MachineName(f.Machine)
-	}
-	err = container.COFFSections(f, func(p container.Piece) error {
-		c := w.node(v.sub(p.Offset, p.Size), depth+1)
-		c.Name = p.Name
-		if c.Detail == "" {
-			c.Detail = "section " + p.Name
-		} else {
-			c.Detail = "section " + p.Name + ": " + c.Detail
-		}
-		n.Children = append(n.Children, c)
-		return nil
-	})
-	if err != nil {
-		fail(n, v, err)
-	}
 }
 
 func elfDetail(f *elfobj.File) string {
@@ -225,8 +137,8 @@ func elfDetail(f *elfobj.File) string {
 
 // bitcodeModules adds what the header records of a bitcode file say of
 // its modules to n's detail: source file, triple and producer.
-func bitcodeModules(n *Node, v view) {
-	mods, err := bitcode.Describe(v.r, v.size)
+func bitcodeModules(n *Node, v view, r io.ReaderAt) {
+	mods, err := bitcode.Describe(r, v.size)
 	if err != nil {
 		fail(n, v, err)
 		return

@@ -79,8 +79,8 @@ func TestSpillClosedAfterSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &walker{opt: Options{MaxDepth: 16, TempDir: t.TempDir()}}
-	n := w.node(view{r: bytes.NewReader(lib.Bytes()), size: int64(lib.Len()), space: "file"}, 0)
+	w := newWalker(Options{TempDir: t.TempDir()})
+	n := w.walk(bytes.NewReader(lib.Bytes()), int64(lib.Len()), "lib.a")
 	if errs := errorsIn(n); len(errs) != 0 {
 		t.Fatal(errs)
 	}

@@ -9,31 +9,12 @@ import (
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 )
 
-// nvFatbin lists the entries of NVIDIA fat binaries (one, or several back
-// to back as in a .nv_fatbin section): each a cubin or PTX for one sm_XX,
-// stored as is or compressed with NVIDIA's own scheme (LZ4), which is
-// inflated, within the walk's decompression budget, to look inside.
-func (w *walker) nvFatbin(n *Node, v view, depth int) {
-	n.Format = "cuda-fatbin"
-	// Entries are read one at a time; those before a damaged one are still
-	// described, and past maxDescribed they are only counted.
-	i := 0
-	err := container.NVFatbin(v.r, v.size, func(p container.Piece) error {
-		if i < maxDescribed {
-			w.nvEntry(n, v, p.Fatbin, i, depth)
-		}
-		i++
-		return nil
-	})
-	n.Detail = fmt.Sprintf("NVIDIA fat binary, %d entries", i)
-	if i > maxDescribed {
-		n.Children = append(n.Children, &Node{Format: "data", Name: fmt.Sprintf("entries %d to %d", maxDescribed, i-1),
-			Offset: -1, Space: v.space, Detail: fmt.Sprintf("%d more entries, checked but not described one by one", i-maxDescribed)})
-	}
-	if err != nil {
-		fail(n, v, err)
-	}
-}
+// NVIDIA fat binaries (one, or several back to back as in a .nv_fatbin
+// section) list their entries: each a cubin or PTX for one sm_XX, stored
+// as is or compressed with NVIDIA's own scheme (LZ4), which the walk
+// inflates, within its decompression budget, to look inside. Entries are
+// read one at a time; those before a damaged one are still described, and
+// past maxDescribed they are only counted.
 
 // maxDescribed bounds the entries of one fat binary described one by one
 // (a node each, and an inflation each when compressed): a hostile
@@ -42,43 +23,69 @@ func (w *walker) nvFatbin(n *Node, v view, depth int) {
 // whole). Real fat binaries hold a few dozen.
 const maxDescribed = 10000
 
-// nvEntry describes entry i of a fat binary under n.
-func (w *walker) nvEntry(n *Node, v view, e *nvfatbin.Entry, i, depth int) {
-	c := &Node{Format: e.Kind.String(), Name: fmt.Sprintf("entry %d", i), Offset: v.base + e.Offset, Size: e.Size, Space: v.space,
-		Detail: fmt.Sprintf("%s, code version %d.%d", e.ArchName(), e.Major, e.Minor)}
-	if e.Compressed {
-		c.Detail += fmt.Sprintf(", compressed by NVIDIA (%d bytes inflated)", e.UncompressedSize)
-		w.nvInflated(c, v, e, depth)
-	} else if e.Kind == nvfatbin.KindELF {
-		c = w.node(v.sub(e.Offset, e.Size), depth+1)
-		c.Name, c.Detail = fmt.Sprintf("entry %d", i), fmt.Sprintf("cubin for %s, code version %d.%d", e.ArchName(), e.Major, e.Minor)
+// enterFatbinEntry makes the node of a fat binary's entry, and says
+// whether to look inside: a compressed entry's inflated bytes, or a
+// cubin's.
+func (w *walker) enterFatbinEntry(p *container.Part) bool {
+	i := w.entries[p.Parent]
+	w.entries[p.Parent]++
+	if i >= maxDescribed {
+		return false
 	}
-	c.Entry = &Entry{OffloadKind: "cuda", Triple: "nvptx64-nvidia-cuda", Arch: e.ArchName(), TargetID: e.ArchName(), ImageKind: imageKindOf(e.Kind)}
-	n.Children = append(n.Children, c)
+	e, space := p.Fatbin, nodeOf(p.Parent).Space
+	c := &Node{Format: e.Kind.String(), Name: p.Name, Offset: p.At, Size: e.Size, Space: space,
+		Detail: fmt.Sprintf("%s, code version %d.%d", e.ArchName(), e.Major, e.Minor)}
+	inside := false
+	switch {
+	case e.Compressed:
+		c.Detail += fmt.Sprintf(", compressed by NVIDIA (%d bytes inflated)", e.UncompressedSize)
+		inside = true
+	case e.Kind == nvfatbin.KindELF:
+		c, inside = w.node(p, space)
+	}
+	p.Tag = c
+	return inside
 }
 
-// nvInflated inflates a compressed entry (container.InflateFatbinEntry:
-// its declared size is taken from the budget first, so a hostile size
-// fails before anything is decoded) and describes what it holds under c.
-func (w *walker) nvInflated(c *Node, v view, e *nvfatbin.Entry, depth int) {
-	defer w.temps.CloseFrom(w.temps.Len())
-	r, err := container.InflateFatbinEntry(v.r, e, w.budget, int64(w.opt.KeepCompressed), w.spill)
-	if err != nil {
-		at := v.base // the fat binary: a decoding error gives its own offset in it
+// leaveFatbinEntry describes a fat binary's entry once what it holds is
+// described: a compressed entry that did not inflate (its declared size
+// refused by the budget, which names the entry; a decoding error, which
+// gives its own offset, after the fat binary's) says why.
+func (w *walker) leaveFatbinEntry(p *container.Part, err error, inside bool) *Node {
+	c := nodeOf(p)
+	if c == nil {
+		return nil
+	}
+	e := p.Fatbin
+	switch {
+	case e.Compressed && err != nil:
+		at, space := p.Parent.At, nodeOf(p.Parent).Space
 		if errors.Is(err, budget.ErrExceeded) {
 			at += e.Offset
 		}
-		c.Error = fmt.Sprintf("at offset %d (%s): %v", at, v.space, err)
-		return
+		c.Error = fmt.Sprintf("at offset %d (%s): %v", at, space, err)
+	case !e.Compressed && e.Kind == nvfatbin.KindELF:
+		if inside {
+			c = w.describe(p, c, err)
+		}
+		c.Name, c.Detail = p.Name, fmt.Sprintf("cubin for %s, code version %d.%d", e.ArchName(), e.Major, e.Minor)
 	}
-	w.ccobs++
-	inner := view{r: r, size: e.UncompressedSize, space: fmt.Sprintf("decompressed#%d", w.ccobs)}
-	if e.Kind == nvfatbin.KindELF {
-		inner.size = e.ImageSize(inner.r, inner.size)
+	c.Entry = &Entry{OffloadKind: "cuda", Triple: "nvptx64-nvidia-cuda", Arch: e.ArchName(), TargetID: e.ArchName(), ImageKind: imageKindOf(e.Kind)}
+	return c
+}
+
+// describeFatbin counts a fat binary's entries in its detail.
+func (w *walker) describeFatbin(p *container.Part, n *Node, err error) {
+	i := w.entries[p]
+	delete(w.entries, p)
+	n.Detail = fmt.Sprintf("NVIDIA fat binary, %d entries", i)
+	if i > maxDescribed {
+		n.Children = append(n.Children, &Node{Format: "data", Name: fmt.Sprintf("entries %d to %d", maxDescribed, i-1),
+			Offset: -1, Space: n.Space, Detail: fmt.Sprintf("%d more entries, checked but not described one by one", i-maxDescribed)})
 	}
-	w.budget.Enter(budget.Entry) // never refused: see budget.Layer
-	defer w.budget.Leave()
-	c.Children = append(c.Children, w.node(inner, depth+1))
+	if err != nil {
+		fail(n, w.view(p), err)
+	}
 }
 
 func imageKindOf(k nvfatbin.Kind) string {

@@ -7,33 +7,11 @@ package inspect
 // headers that all point at one nested bundle, a few levels deep, describe
 // in O(entries + distinct payloads) nodes rather than fanout^levels.
 
-// payload identifies some bytes: a range of an address space.
-type payload struct {
-	space        string
-	offset, size int64
-}
-
-// described returns the node that first described the bytes of v, after
-// which v is a reference; else it records n as their description and
-// returns nil. Empty payloads are never shared.
-func (w *walker) described(v view, n *Node) *Node {
-	if v.size == 0 {
-		return nil
-	}
-	key := payload{v.space, v.base, v.size}
-	if first, ok := w.seen[key]; ok {
-		return first
-	}
-	if w.seen == nil {
-		w.seen = map[payload]*Node{}
-	}
-	w.seen[key] = n
-	return nil
-}
-
-// reference is the node for bytes already described by first.
-func reference(v view, first *Node) *Node {
-	return &Node{Format: first.Format, Offset: v.base, Size: v.size, Space: v.space, first: first}
+// reference makes n the node for bytes already described by first
+// (container.Walk met them before: Part.Same).
+func reference(n, first *Node) *Node {
+	n.Format, n.first = first.Format, first
+	return n
 }
 
 // nameReferences fills in SameAs: the path of names, from the file down,

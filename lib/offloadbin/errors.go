@@ -40,6 +40,10 @@ func (e *FormatError) Error() string {
 	return s + fmt.Sprintf(" at offset %#x", e.Off)
 }
 
+// ErrorOffset is Off: every format's error says where it is the same way,
+// so that a walk over many formats reads it once (container.ErrorOffset).
+func (e *FormatError) ErrorOffset() int64 { return e.Off }
+
 func (e *FormatError) Unwrap() error { return e.Err }
 
 func formatErr(off int64, msg string, val any) error {
