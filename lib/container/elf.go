@@ -12,7 +12,8 @@ import (
 // ELF walks the sections of an ELF file that carry offload code (a
 // Walker): bundle sections (EntrySection, or HostMarker for the one-byte
 // section that stands for the object itself), and as Sections
-// SHT_LLVM_OFFLOADING, .hip_fatbin, .nv_fatbin and .llvm.offloading*.
+// SHT_LLVM_OFFLOADING, .hip_fatbin, .llvm.offloading* and NVIDIA's fat
+// binary sections (.nv_fatbin, __nv_relfatbin: relfatbin.go).
 func ELF(r io.ReaderAt, size int64, visit Visit) error {
 	f, err := elfobj.Open(r, size)
 	if err != nil {
@@ -35,7 +36,7 @@ func ELFSections(f *elfobj.File, visit Visit) error {
 			if isHostMarker(f, s) {
 				p.Kind = HostMarker
 			}
-		case s.Type == elfobj.SHT_LLVM_OFFLOADING, s.Name == ".hip_fatbin", s.Name == ".nv_fatbin", strings.HasPrefix(s.Name, ".llvm.offloading"):
+		case s.Type == elfobj.SHT_LLVM_OFFLOADING, s.Name == ".hip_fatbin", nvFatbinSection(s.Name), strings.HasPrefix(s.Name, ".llvm.offloading"):
 			p.Kind = Section
 		default:
 			continue

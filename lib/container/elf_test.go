@@ -32,8 +32,9 @@ func tinyELF() []byte {
 }
 
 // TestELFPieces: bundle sections (the one-zero-byte host marker told
-// apart) and the offloading sections are visited in section order, with
-// their kinds; other sections are not.
+// apart) and the offloading sections (NVIDIA's fat binaries, whole-program
+// and relocatable, among them) are visited in section order, with their
+// kinds; other sections are not.
 func TestELFPieces(t *testing.T) {
 	host := tinyELF()
 	add := []elfobj.NewSection{
@@ -42,6 +43,9 @@ func TestELFPieces(t *testing.T) {
 		{Name: ".other", Data: strings.NewReader("x"), Size: 1},
 		{Name: ".hip_fatbin", Data: strings.NewReader("fat"), Size: 3},
 		{Name: ".llvm.offloading", Data: strings.NewReader("pkg"), Size: 3},
+		{Name: ".nv_fatbin", Data: strings.NewReader("nv"), Size: 2},
+		{Name: "__nv_relfatbin", Data: strings.NewReader("rdc"), Size: 3},
+		{Name: "__nv_module_id", Data: strings.NewReader("id"), Size: 2},
 	}
 	for i := range add {
 		add[i].Type, add[i].Align = uint32(elf.SHT_PROGBITS), 1
@@ -59,7 +63,7 @@ func TestELFPieces(t *testing.T) {
 		return nil
 	})
 	want := "host-marker:host-x86_64-unknown-linux-gnu-=\x00 entry-section:hip-amdgcn-amd-amdhsa--gfx906=code " +
-		"section:.hip_fatbin=fat section:.llvm.offloading=pkg"
+		"section:.hip_fatbin=fat section:.llvm.offloading=pkg section:.nv_fatbin=nv section:__nv_relfatbin=rdc"
 	if err != nil || strings.Join(got, " ") != want {
 		t.Fatalf("got %q, %v; want %q", got, err, want)
 	}
