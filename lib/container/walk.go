@@ -26,6 +26,10 @@ func Walk(r io.ReaderAt, size int64, name string, opt WalkOptions, v Visitor) er
 	if opt.MaxDepth == 0 {
 		opt.MaxDepth = 16
 	}
+	if opt.Temps == nil { // the walk's own, gone with it
+		opt.Temps = &Temps{}
+		defer opt.Temps.Close()
+	}
 	w := &walk{opt: opt, v: v, seen: map[int]map[span]any{}}
 	root := &Part{Piece: Piece{Kind: Root, Name: name, Size: size, Data: io.NewSectionReader(r, 0, size)}}
 	return w.part(root)
@@ -38,7 +42,8 @@ type WalkOptions struct {
 	// Budget is the input's decompression budget (and its rule for
 	// compressed data inside compressed data: budget.Layer).
 	Budget *budget.Budget
-	// Temps is where payloads decoded whole or inflated are spilled.
+	// Temps is where payloads decoded whole or inflated are spilled; nil
+	// spills to os.TempDir, closed when Walk returns.
 	Temps *Temps
 	// KeepSpilled keeps every spilled file until Temps is closed (what is
 	// found is read after the walk); otherwise the files spilled while a

@@ -212,6 +212,8 @@ func FuzzWalk(f *testing.F) {
 		{Kind: 1, Arch: 80, Header: 72, Payload: hostile.LZ4Literals([]byte("ptx\x00")), Inflated: 4},
 		{Kind: 1, Arch: 80, Header: 1024, LongStrings: true, Payload: []byte("x\x00")},
 	})))
+	// Records nested, each padded after the next (one look each).
+	f.Add(hostile.PaddedChain(3, 1024, hostile.BundleHeader([]string{"hipv4-amdgcn-amd-amdhsa--gfx906"}, []int64{0})))
 	ids := []string{"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906"}
 	f.Add(hostile.CCOB(hostile.BundleHeader(ids, []int64{0, 1 << 19}), 1<<19))
 	walk := func(t *testing.T, data []byte) ([]string, error) {

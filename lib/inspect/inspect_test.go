@@ -241,6 +241,8 @@ func FuzzInspect(f *testing.F) {
 		{Kind: 1, Arch: 80, Header: 72, Payload: hostile.LZ4Literals([]byte("ptx\x00")), Inflated: 4},
 		{Kind: 1, Arch: 80, Header: 1024, LongStrings: true, Payload: []byte("x\x00")},
 	})))
+	// Records nested, each padded after the next (one look each).
+	f.Add(hostile.PaddedChain(3, 1024, hostile.BundleHeader([]string{"hipv4-amdgcn-amd-amdhsa--gfx906"}, []int64{0})))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := Inspect(bytes.NewReader(data), int64(len(data)), "fuzz", Options{MaxUncompressedSize: 1 << 20, KeepCompressed: 1 << 16})
 		if _, err := json.Marshal(n); err != nil {
