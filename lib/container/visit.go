@@ -53,10 +53,11 @@ func (p Piece) EntryID() string {
 }
 
 // Visit hears of each piece of a container, in order; an error stops the
-// walk and is returned as it is. inspect and extract both walk a format
-// through the one function in this package that parses it (its file:
-// archive.go, bundle.go, textbundle.go, coff.go, elf.go, offloadbin.go, nvfatbin.go), so a format's parsing and which
-// of its parts are looked inside are written once.
+// walk and is returned as it is. Each format is parsed by one function in
+// this package (its file: archive.go, bundle.go, textbundle.go, coff.go,
+// elf.go, offloadbin.go, nvfatbin.go), which the one recursive walk
+// (Walk) calls through the format table (formats.go), so a format's
+// parsing and which of its parts are looked inside are written once.
 type Visit func(Piece) error
 
 // Walker is the shape of every format's walk: it parses the container in
