@@ -381,7 +381,9 @@ func TestClangTooOldForTarget(t *testing.T) {
 	if msg != "" {
 		t.Fatal(msg)
 	}
-	s := func(d starlark.StringDict) starlark.Value { return starlarkstruct.FromStringDict(starlarkstruct.Default, d) }
+	s := func(d starlark.StringDict) starlark.Value {
+		return starlarkstruct.FromStringDict(starlarkstruct.Default, d)
+	}
 	for _, c := range []struct {
 		clang starlark.Value
 		want  string
