@@ -12,8 +12,8 @@ def _is_rocm(rctx, root):
 
 def _newest_first(names, prefix = ""):
     """Version-named directories ("19", "llvm-21"), the highest version first."""
-    versions = [n for n in names if n.startswith(prefix) and n[len(prefix):].isdigit()]
-    return sorted(versions, key = lambda n: -int(n[len(prefix):]))
+    versions = [(int(n[len(prefix):]), n) for n in names if n.startswith(prefix) and n[len(prefix):].isdigit()]
+    return [n for _, n in sorted(versions, reverse = True)]
 
 def _device_lib_dir(rctx, root):
     """Where this layout keeps the device libraries (ocml.bc, oclc_*.bc).
