@@ -20,7 +20,7 @@ def _device_lib_dir(rctx, root):
 
     ROCm 5 and archives: amdgcn/bitcode; Debian 12's rocm-device-libs:
     lib/x86_64-linux-gnu/amdgcn/bitcode; AMD's ROCm 6 and 7: inside the LLVM
-    they ship, lib/llvm/lib/clang/<N>/lib/amdgcn/bitcode; Debian 13 and sid's
+    they ship, lib/llvm/lib/clang/<N>/lib/amdgcn/bitcode; Debian sid's
     rocm-device-libs-<N> (ROCm 6.4 and later): inside LLVM N's resource
     directory, /usr/lib/llvm-<N>/lib/clang/<N>/amdgcn/bitcode. Where several
     LLVMs have them, the newest LLVM's; device_lib_path chooses another.
@@ -136,7 +136,7 @@ def _offload_rocm_repository_impl(rctx):
         return
     bitcode_dir = _device_lib_dir(rctx, root)
     if not bitcode_dir:
-        _not_found(rctx, "%s has HIP headers but no device libraries (ocml.bc) (Debian 12: apt-get install rocm-device-libs; Debian 13 and later: rocm-device-libs-<LLVM version>)" % where)
+        _not_found(rctx, "%s has HIP headers but no device libraries (ocml.bc) (Debian 12: apt-get install rocm-device-libs; Debian sid: rocm-device-libs-<LLVM version>)" % where)
         return
 
     rctx.symlink(realpath(rctx, root + "/include/hip"), "include/hip")

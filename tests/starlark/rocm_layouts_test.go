@@ -145,7 +145,7 @@ func TestRocm64AMD(t *testing.T) {
 	checkRocm64(t, repoBuild(t, c))
 }
 
-// ROCm 6.4 without rocBLAS: the target names the version, the Debian 13
+// ROCm 6.4 without rocBLAS: the target names the version, the Debian sid
 // package and where else to find it.
 func TestRocm64MissingLibrary(t *testing.T) {
 	usr := t.TempDir() + "/usr"
@@ -156,7 +156,7 @@ func TestRocm64MissingLibrary(t *testing.T) {
 		t.Fatal(msg)
 	}
 	targets := repoBuild(t, c)
-	wantMissing(t, targets, "rocblas", "ROCm 6.4.43483 ("+usr+") has no rocblas (missing: librocblas.so)", "Debian 13 and later: apt-get install librocblas-dev")
+	wantMissing(t, targets, "rocblas", "ROCm 6.4.43483 ("+usr+") has no rocblas (missing: librocblas.so)", "Debian sid: apt-get install librocblas-dev")
 	wantMissing(t, targets, "rocrand", "has no rocrand (missing: librocrand.so)", "apt-get install librocrand-dev")
 	wantMissing(t, targets, "hiprand", "has no hiprand")
 }
