@@ -194,7 +194,7 @@ def version_at_least(version, floor):
     n = max(len(a), len(b))
     return a + [0] * (n - len(a)) >= b + [0] * (n - len(b))
 
-def missing_reason(sdk, lib, missing, redist, version = "", fix = None):
+def missing_reason(sdk, lib, missing, redist, version = "", fix = None, fix_arg = None):
     """Why a library is absent and what to do.
 
     Args:
@@ -204,7 +204,8 @@ def missing_reason(sdk, lib, missing, redist, version = "", fix = None):
       redist: whether the SDK came from NVIDIA's redistributable components.
       version: the SDK's version ("13.0"), to tell a library the version
         never had (lib.added, lib.removed) from one left out.
-      fix: function(lib) -> the fix for the SDK's form (a pip package), or None.
+      fix: function(fix_arg, lib) -> the fix for the SDK's form (a pip package), or None.
+      fix_arg: fix's first argument.
 
     Returns:
       string.
@@ -217,7 +218,7 @@ def missing_reason(sdk, lib, missing, redist, version = "", fix = None):
             return why + "; " + (lib.absent or "it came with %s %s: use that version or later" % (sdk.partition(" ")[0], lib.added))
     if lib.absent:
         return why + "; " + lib.absent
-    how = fix(lib) if fix else None
+    how = fix(fix_arg, lib) if fix else None
     if how:
         return why + "; " + how
     if redist and lib.component:
@@ -226,7 +227,7 @@ def missing_reason(sdk, lib, missing, redist, version = "", fix = None):
         return why + "; Debian: apt-get install " + " ".join(lib.debian) + ", or point the repository at an SDK that has it"
     return why
 
-def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False, wrap = None, wrap_arg = None, version = "", fix = None):
+def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False, wrap = None, wrap_arg = None, version = "", fix = None, fix_arg = None):
     """BUILD text for every library of a table, found or not.
 
     Args:
@@ -242,6 +243,7 @@ def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False,
       wrap_arg: wrap's first argument.
       version: the SDK's version, for missing_reason.
       fix: for missing_reason.
+      fix_arg: for missing_reason.
 
     Returns:
       (BUILD text, list of names found).
@@ -253,7 +255,7 @@ def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False,
         srcs, missing = resolve(rctx, lib, include, lib_dirs, lib_dir)
         gone = [d for d in lib.deps if d in absent]
         if missing or gone:
-            reason = missing_reason(sdk, lib, missing, redist, version, fix) if missing else "%s needs %s, which the SDK lacks: %s" % (lib.name, gone[0], absent[gone[0]])
+            reason = missing_reason(sdk, lib, missing, redist, version, fix, fix_arg) if missing else "%s needs %s, which the SDK lacks: %s" % (lib.name, gone[0], absent[gone[0]])
             absent[lib.name] = reason
             out.append(missing_text(lib.name, reason))
             continue

@@ -78,7 +78,11 @@ type repoCtx struct {
 func newRepoCtx(t *testing.T, name string, attrs starlark.StringDict) *repoCtx {
 	t.Helper()
 	tools := t.TempDir()
-	objdump := "#!/bin/sh\n# objdump -p FILE: the soname a test tree's library file names.\n" +
+	// objdump -p FILE: a real ELF file's dynamic section (binutils'
+	// objdump, where the machine has it), else the soname a test tree's
+	// library file names.
+	objdump := "#!/bin/sh\n" +
+		"if [ \"$(head -c 4 \"$2\" | od -An -c | tr -d ' ')\" = '177ELF' ] && [ -x /usr/bin/objdump ]; then exec /usr/bin/objdump -p \"$2\"; fi\n" +
 		"sed -n 's/^SONAME /  SONAME               /p' \"$2\"\n"
 	if err := os.WriteFile(filepath.Join(tools, "objdump"), []byte(objdump), 0o755); err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ func rocm64Bitcode(dir string) []string {
 // file, soname link, link-time link) under include/ and libdir/.
 func rocmLibraries(libdir string, sonames map[string]string) []string {
 	out := []string{"include/hip/hip_runtime.h", "include/hip/amd_detail/amd_warp_functions.h",
-		"include/hip/hip_version.h=#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 4\n#define HIP_VERSION_PATCH 43483\n"}
+		"include/hip/hip_version.h=#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 4\n#define HIP_VERSION_PATCH 43484\n"}
 	for _, h := range []string{"rocprim/rocprim.hpp", "hipcub/hipcub.hpp", "rocrand/rocrand.h", "hiprand/hiprand.h",
 		"rocblas/rocblas.h", "hipblas/hipblas.h", "rocsparse/rocsparse.h", "hipsparse/hipsparse.h"} {
 		out = append(out, "include/"+h)
@@ -66,8 +66,8 @@ var rocm64Sonames = map[string]string{
 func checkRocm64(t *testing.T, targets map[string]target) {
 	t.Helper()
 	rocm := targets["rocm"]
-	if rocm.rule != "offload_rocm" || rocm.str("version") != "6.4.43483" {
-		t.Fatalf(":rocm is %s version %q, want offload_rocm 6.4.43483: %s", rocm.rule, rocm.str("version"), rocm.attrs["error"])
+	if rocm.rule != "offload_rocm" || rocm.str("version") != "6.4.43484" {
+		t.Fatalf(":rocm is %s version %q, want offload_rocm 6.4.43484: %s", rocm.rule, rocm.str("version"), rocm.attrs["error"])
 	}
 	procs := rocm.list("processors")
 	for _, p := range []string{"gfx942", "gfx950", "gfx1200", "gfx1201", "gfx9-generic", "gfx9-4-generic", "gfx10-1-generic",
@@ -93,12 +93,51 @@ func checkRocm64(t *testing.T, targets map[string]target) {
 	wantHeaders(t, targets, "hipcub", "include/hipcub/hipcub.hpp")
 }
 
-// Debian sid: libamdhip64-dev 6.4 in /usr, rocm-device-libs-21 inside
-// LLVM 21 (/usr/lib/llvm-21/lib/clang/21/amdgcn/bitcode).
+// sidTree lays out Debian sid's ROCm 6.4 under usr as recorded in its
+// chroot (testdata/rocm64-sid): rocm-device-libs-21's bitcode listing, the
+// libraries of libamdhip64-dev, librocrand-dev, librocblas-dev and
+// librocsparse-dev as `ls -la` shows them (real file, soname link, dev
+// link), and the headers of each library.
+func sidTree(t *testing.T, usr string) {
+	t.Helper()
+	entries := rocmLibraries("lib/x86_64-linux-gnu", nil)
+	for _, name := range readLines(t, "rocm64-sid/bitcode.txt") {
+		entries = append(entries, "lib/llvm-21/lib/clang/21/amdgcn/bitcode/"+name)
+	}
+	links := map[string]string{}
+	var files []string
+	for _, l := range readLines(t, "rocm64-sid/lib.txt") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 4 && f[2] == "->":
+			links[f[1]] = f[3]
+		case len(f) == 2:
+			files = append(files, f[1])
+		}
+	}
+	for name, target := range links {
+		entries = append(entries, "lib/x86_64-linux-gnu/"+name+"->"+target)
+	}
+	for _, real := range files {
+		soname := ""
+		for name, target := range links {
+			if target == real {
+				soname = name
+			}
+		}
+		entries = append(entries, "lib/x86_64-linux-gnu/"+real+"=SONAME "+soname+"\n")
+	}
+	tree(t, usr, entries...)
+}
+
+// Debian sid: libamdhip64-dev 6.4.3 in /usr, rocm-device-libs-21 inside
+// LLVM 21 (/usr/lib/llvm-21/lib/clang/21/amdgcn/bitcode); hipRAND,
+// hipBLAS and hipSPARSE, which the chroot lacks, laid out as the others.
 func TestRocm64DebianSid(t *testing.T) {
 	usr := t.TempDir() + "/usr"
-	entries := append(rocmLibraries("lib/x86_64-linux-gnu", rocm64Sonames), rocm64Bitcode("lib/llvm-21/lib/clang/21/amdgcn/bitcode")...)
-	tree(t, usr, entries...)
+	sidTree(t, usr)
+	tree(t, usr, rocmLibraries("lib/x86_64-linux-gnu", map[string]string{
+		"libhiprand.so": "libhiprand.so.1", "libhipblas.so": "libhipblas.so.2", "libhipsparse.so": "libhipsparse.so.1"})...)
 	c := newRepoCtx(t, "offload_rocm", rocmAttrs("path", usr))
 	if msg := runRepositoryRule(t, "rules/sdk/rocm.bzl", "_offload_rocm_repository_impl", c); msg != "" {
 		t.Fatal(msg)
@@ -156,7 +195,7 @@ func TestRocm64MissingLibrary(t *testing.T) {
 		t.Fatal(msg)
 	}
 	targets := repoBuild(t, c)
-	wantMissing(t, targets, "rocblas", "ROCm 6.4.43483 ("+usr+") has no rocblas (missing: librocblas.so)", "Debian sid: apt-get install librocblas-dev")
+	wantMissing(t, targets, "rocblas", "ROCm 6.4.43484 ("+usr+") has no rocblas (missing: librocblas.so)", "Debian sid: apt-get install librocblas-dev")
 	wantMissing(t, targets, "rocrand", "has no rocrand (missing: librocrand.so)", "apt-get install librocrand-dev")
 	wantMissing(t, targets, "hiprand", "has no hiprand")
 }
