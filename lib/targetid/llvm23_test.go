@@ -23,10 +23,28 @@ func TestOffloadArchsLLVM(t *testing.T) {
 	if i < 0 || !slices.Equal(got[i:i+len(want)], want) {
 		t.Errorf("OffloadArchsLLVM(23) around sm_100: %q, want %q", got[i:min(len(got), i+len(want))], want)
 	}
+	wantAMD := []string{"gfx1153", "gfx1154", "gfx11-7-generic", "gfx1170", "gfx1171", "gfx1172", "gfx12-generic", "gfx1200",
+		"gfx1201", "gfx12-5-generic", "gfx1250", "gfx1251", "gfx13-generic", "gfx1310", "amdgcnspirv"}
+	i = slices.Index(got, "gfx1153")
+	if i < 0 || !slices.Equal(got[i:i+len(wantAMD)], wantAMD) {
+		t.Errorf("OffloadArchsLLVM(23) around gfx1170: %q, want %q", got[i:min(len(got), i+len(wantAMD))], wantAMD)
+	}
+	for _, c := range []struct {
+		major     int
+		processor string
+		want      string
+		known     bool
+	}{{22, "gfx1250", "", true}, {23, "gfx1250", "sramecc", true}, {23, "gfx942", "sramecc,xnack", true},
+		{22, "gfx1170", "", false}, {23, "gfx1170", "", true}, {23, "gfx1999", "", false}} {
+		f, known := AMDGPUFeaturesLLVM(c.major, c.processor)
+		if strings.Join(f, ",") != c.want || known != c.known {
+			t.Errorf("AMDGPUFeaturesLLVM(%d, %q) = %q, %v; want %q, %v", c.major, c.processor, f, known, c.want, c.known)
+		}
+	}
 	for _, c := range []struct {
 		name string
 		want int
-	}{{"sm_100f", 23}, {"sm_121f", 23}, {"sm_100a", 22}, {"gfx1201", 22}, {"gfx12-generic", 22}, {"sm_99f", 0}, {"gfx1310", 0}} {
+	}{{"sm_100f", 23}, {"sm_121f", 23}, {"sm_100a", 22}, {"gfx1201", 22}, {"gfx12-generic", 22}, {"sm_99f", 0}, {"gfx1310", 23}, {"gfx1999", 0}} {
 		if got := OffloadArchSince(c.name); got != c.want {
 			t.Errorf("OffloadArchSince(%q) = %d, want %d", c.name, got, c.want)
 		}
@@ -93,6 +111,44 @@ func TestClang23OffloadArchs(t *testing.T) {
 			t.Errorf("clang-23 took --offload-arch=%s, which its table lacks", a)
 		} else if !strings.Contains(out, "unsupported CUDA gpu architecture") {
 			t.Errorf("clang-23 --offload-arch=%s failed otherwise: %s", a, out)
+		}
+	}
+}
+
+// hipAccepts tells whether clang-23 takes a HIP --offload-arch (a target ID).
+func hipAccepts(clang, arch string) (bool, string) {
+	cmd := exec.Command(clang, "-x", "hip", "-nogpuinc", "-nogpulib", "--cuda-device-only", "--offload-arch="+arch, "-E", "-")
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.CombinedOutput()
+	return err == nil, string(out)
+}
+
+// clang-23 takes exactly LLVM 23's AMD names, each with exactly the
+// target-ID features LLVM 23's TargetParser gives it.
+func TestClang23AMDGPUs(t *testing.T) {
+	clang := clang23(t)
+	for _, a := range OffloadArchsLLVM(23) {
+		if !strings.HasPrefix(a, "gfx") {
+			continue
+		}
+		if ok, out := hipAccepts(clang, a); !ok {
+			t.Errorf("clang-23 --offload-arch=%s: %s", a, out)
+			continue
+		}
+		supported, known := AMDGPUFeaturesLLVM(23, a)
+		if !known {
+			t.Errorf("%s: in the OffloadArch table but not in TargetParser's", a)
+		}
+		for _, f := range []string{"sramecc", "xnack"} {
+			ok, out := hipAccepts(clang, a+":"+f+"+")
+			if want := slices.Contains(supported, f); ok != want {
+				t.Errorf("clang-23 --offload-arch=%s:%s+: accepted %v, the table says %v: %.120s", a, f, ok, want, out)
+			}
+		}
+	}
+	for _, a := range []string{"gfx1999", "gfx1173", "gfx14-generic"} {
+		if ok, _ := hipAccepts(clang, a); ok {
+			t.Errorf("clang-23 took --offload-arch=%s, which its table lacks", a)
 		}
 	}
 }

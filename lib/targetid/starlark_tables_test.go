@@ -122,14 +122,19 @@ OFFLOAD_ARCHS = [
 	}
 	b.WriteString(`]
 
-# Names clang::OffloadArch gained after LLVM 22 -> the first LLVM major that
-# has them (NVIDIA's family targets sm_XYf, LLVM 23). Targets, not bundle
-# entry IDs: the bundler's table above stays LLVM 22's, and a toolchain
-# whose clang is older fails at analysis (rules/private/sdk_check.bzl).
+# NVIDIA names clang::OffloadArch gained after LLVM 22 -> the first LLVM
+# major that has them (the family targets sm_XYf, LLVM 23). Targets, not
+# bundle entry IDs: the bundler's table above stays LLVM 22's, and a
+# toolchain whose clang is older fails at analysis
+# (rules/private/sdk_check.bzl). LLVM 23's new AMD processors (gfx1170, ...)
+# are not targets yet: a HIP bundle names its processor, and the bundler
+# here keeps only LLVM 22's.
 OFFLOAD_ARCHS_SINCE = {
 `)
 	for _, a := range llvm23Archs {
-		fmt.Fprintf(&b, "    %q: %d,\n", a.name, OffloadArchSince(a.name))
+		if strings.HasPrefix(a.name, "sm_") {
+			fmt.Fprintf(&b, "    %q: %d,\n", a.name, OffloadArchSince(a.name))
+		}
 	}
 	b.WriteString(`}
 
