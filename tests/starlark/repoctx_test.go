@@ -73,6 +73,7 @@ type repoCtx struct {
 	out     string            // the repository's directory
 	environ map[string]string // rctx.os.environ
 	tools   string            // directory of the objdump stand-in
+	machine bool              // which() finds the machine's programs (a test of the installed SDKs)
 }
 
 func newRepoCtx(t *testing.T, name string, attrs starlark.StringDict) *repoCtx {
@@ -145,8 +146,14 @@ func (c *repoCtx) value() starlark.Value {
 			return pathValue(p), err
 		}),
 		"which": b("which", func(args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			if s, _ := starlark.AsString(args[0]); s == "objdump" {
+			s, _ := starlark.AsString(args[0])
+			if s == "objdump" {
 				return pathValue(filepath.Join(c.tools, "objdump")), nil
+			}
+			if c.machine {
+				if p, err := exec.LookPath(s); err == nil {
+					return pathValue(p), nil
+				}
 			}
 			return starlark.None, nil // the SDKs under test are the trees, never the machine's
 		}),
@@ -165,7 +172,7 @@ func (c *repoCtx) value() starlark.Value {
 			}
 			cmd := exec.Command(words[0], words[1:]...)
 			cmd.Dir = c.out
-			cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "HOME=/nonexistent"}
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			code := 0
