@@ -456,11 +456,13 @@ func TestCuda13Redist(t *testing.T) {
 	components := map[string][]string{
 		"cuda_cccl":   cccl,
 		"cuda_cudart": append(append(cudart, lib("libcudart")...), "lib/libcudart_static.a"),
-		"cuda_nvcc":   {"bin/ptxas=" + ptxasScript(t), "bin/nvlink", "bin/fatbinary", "nvvm/libdevice/libdevice.10.bc", "include/crt/host_defines.h"},
+		"cuda_nvcc":   {"bin/ptxas=" + ptxasScript(t), "bin/nvlink", "bin/fatbinary"},
+		"cuda_crt":    {"include/crt/host_defines.h"},
+		"libnvvm":     {"nvvm/libdevice/libdevice.10.bc", "nvvm/bin/cicc"},
 		"libcublas":   append(append([]string{"include/cublas.h", "include/cublas_api.h", "include/cublas_v2.h", "include/cublasXt.h", "include/cublasLt.h"}, lib("libcublas")...), lib("libcublasLt")...),
 	}
 	manifest := `{"release_label": "13.0.2"`
-	for _, name := range []string{"cuda_cccl", "cuda_cudart", "cuda_nvcc", "libcublas"} {
+	for _, name := range []string{"cuda_cccl", "cuda_crt", "cuda_cudart", "cuda_nvcc", "libcublas", "libnvvm"} {
 		base := name + "-linux-x86_64-13.0.1-archive"
 		tree(t, filepath.Join(stage, base), components[name]...)
 		rel := name + "/linux-x86_64/" + base + ".tar"
@@ -490,4 +492,9 @@ func TestCuda13Redist(t *testing.T) {
 	wantLibrary(t, targets, "thrust")
 	wantHeaders(t, targets, "thrust", "include/thrust/version.h")
 	wantMissing(t, targets, "cufft", "CUDA 13.0 (NVIDIA redistributables", `add "libcufft" to redist_components`)
+	// cuda_nvcc brought CUDA 13's cuda_crt and libnvvm along.
+	wantHeaders(t, targets, "cuda", "include/crt/host_defines.h")
+	if got := targets["cuda"].list("libdevice"); !slices.Equal(got, []string{"nvvm/libdevice/libdevice.10.bc"}) {
+		t.Errorf(":cuda libdevice %q", got)
+	}
 }
