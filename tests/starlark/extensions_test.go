@@ -113,6 +113,7 @@ func tag(name string, kv ...string) starlark.Value {
 		"redist_components": starlark.NewList([]starlark.Value{starlark.String("cuda_cudart")}),
 		"components":        starlark.NewDict(0),
 		"site_packages":     starlark.String(""),
+		"device_lib_path":   starlark.String(""),
 	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		d[kv[i]] = starlark.String(kv[i+1])
