@@ -498,3 +498,24 @@ func TestCuda13Redist(t *testing.T) {
 		t.Errorf(":cuda libdevice %q", got)
 	}
 }
+
+// The same CUDA 13.0 tree as one archive (urls, sha256, strip_prefix), as
+// a mirror of /usr/local/cuda-13.0 would hold it: the links inside it
+// (include, lib64) relative, as NVIDIA's are.
+func TestCuda13Archive(t *testing.T) {
+	base := t.TempDir()
+	cuda13Toolkit(t, base)
+	archive := filepath.Join(t.TempDir(), "cuda-13.0.88-linux-x86_64.tar")
+	sum := tarDir(t, filepath.Join(base, "cuda-13.0"), "cuda-13.0", archive)
+	attrs := cudaAttrs("sha256", sum, "strip_prefix", "cuda-13.0")
+	attrs["urls"] = starlark.NewList([]starlark.Value{starlark.String("file://" + archive)})
+	c := newRepoCtx(t, "offload_cuda", attrs)
+	if msg := runRepositoryRule(t, "rules/sdk/cuda.bzl", "_offload_cuda_repository_impl", c); msg != "" {
+		t.Fatal(msg)
+	}
+	targets := repoBuild(t, c)
+	checkCuda13Common(t, targets)
+	if from, err := os.Readlink(filepath.Join(c.out, "include", "thrust")); err != nil || !strings.HasPrefix(from, filepath.Join(c.out, "_archive")) {
+		t.Errorf("include/thrust links to %q (%v), want into the extracted archive", from, err)
+	}
+}
