@@ -11,7 +11,7 @@ import (
 
 // nvFatbin lists the entries of NVIDIA fat binaries (one, or several back
 // to back as in a .nv_fatbin section): each a cubin or PTX for one sm_XX,
-// stored as is or compressed with NVIDIA's own scheme (LZ4), which is
+// stored as is or compressed (LZ4 up to CUDA 12, ZSTD too from 12.8), which is
 // inflated, within the walk's decompression budget, to look inside.
 func (w *walker) nvFatbin(n *Node, v view, depth int) {
 	n.Format = "cuda-fatbin"
@@ -47,7 +47,7 @@ func (w *walker) nvEntry(n *Node, v view, e *nvfatbin.Entry, i, depth int) {
 	c := &Node{Format: e.Kind.String(), Name: fmt.Sprintf("entry %d", i), Offset: v.base + e.Offset, Size: e.Size, Space: v.space,
 		Detail: fmt.Sprintf("%s, code version %d.%d", e.ArchName(), e.Major, e.Minor)}
 	if e.Compressed {
-		c.Detail += fmt.Sprintf(", compressed by NVIDIA (%d bytes inflated)", e.UncompressedSize)
+		c.Detail += fmt.Sprintf(", compressed by NVIDIA with %s (%d bytes inflated)", e.Compression, e.UncompressedSize)
 		w.nvInflated(c, v, e, depth)
 	} else if e.Kind == nvfatbin.KindELF {
 		c = w.node(v.sub(e.Offset, e.Size), depth+1)
