@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/bundle"
+	"github.com/rules-offload/rules_offload/lib/cubin"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
@@ -76,7 +77,16 @@ func cudaImages(r *io.SectionReader) ([]*Image, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s cubin: %w", e.ArchName(), err)
 			}
-			im.Target = e.ArchName()
+			// The cubin's own target: the entry has the SM number only,
+			// not the "a" of sm_90a.
+			t, err := cubin.Read(bytes.NewReader(data), int64(len(data)))
+			switch {
+			case err != nil:
+				return nil, fmt.Errorf("%s cubin: %w", e.ArchName(), err)
+			case t.SM != e.Arch:
+				return nil, fmt.Errorf("%s entry holds a cubin for %s", e.ArchName(), t)
+			}
+			im.Target = t.String()
 		default:
 			continue
 		}
@@ -86,21 +96,22 @@ func cudaImages(r *io.SectionReader) ([]*Image, error) {
 }
 
 func cudaPayload(r io.ReaderAt, e nvfatbin.Entry) ([]byte, error) {
-	src := make([]byte, e.Size)
-	if _, err := r.ReadAt(src, e.Offset); err != nil {
-		return nil, err
-	}
 	if !e.Compressed {
+		src := make([]byte, e.Size)
+		if _, err := r.ReadAt(src, e.Offset); err != nil {
+			return nil, err
+		}
 		return src, nil
 	}
-	// LZ4 inflates at most 255-fold: a larger declared size is a lie, and
-	// memory grows with what is inflated, not with what is declared.
-	if e.UncompressedSize > maxInflated || e.UncompressedSize > 255*e.Size+64 {
-		return nil, fmt.Errorf("%s: compressed image of %d bytes declares %d inflated, more than it can hold or than %d",
+	// Read bounds the declared size by what the compressed bytes can hold
+	// (255-fold for LZ4, 32768-fold for ZSTD); memory grows with what is
+	// inflated, not with what is declared.
+	if e.UncompressedSize > maxInflated {
+		return nil, fmt.Errorf("%s: compressed image of %d bytes declares %d inflated, more than %d",
 			e.ArchName(), e.Size, e.UncompressedSize, maxInflated)
 	}
 	var out bytes.Buffer
-	if err := nvfatbin.DecompressTo(&out, src, e.UncompressedSize); err != nil {
+	if err := e.Inflate(r, &out); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
