@@ -4,22 +4,24 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
 
 // Release is the CUDA release whose fatbinary Write writes as. Releases
 // differ in how they compress (CUDA 11.8 and 12.4: LZ4 hash chains; CUDA
-// 13: ZSTD by default, LZ4 1.10's mid compressor for speed) and in the
-// cubins they are given (ELF ABI version 8 from CUDA 13's ptxas).
+// 13: ZSTD by default, LZ4 1.10's mid compressor for speed), in how they
+// rewrite PTX (12.4: ptx.go) and in the order of the strings in entry
+// headers (write.go). All take cubins of either ELF ABI version.
 type Release int
 
 const (
 	// CUDA118 writes CUDA 11.8's bytes: the default, and what clang's CUDA
 	// driver, run with offload as its fatbinary, gets.
 	CUDA118 Release = iota
-	// CUDA124 writes CUDA 12.4's bytes, which are 11.8's for the same
-	// options.
+	// CUDA124 writes CUDA 12.4's bytes: 11.8's compression, but PTX
+	// rewritten otherwise (ptx.go) and entry headers laid out as 13's.
 	CUDA124
 	// CUDA130 writes CUDA 13.0's bytes.
 	CUDA130
@@ -116,15 +118,30 @@ func (opt *WriteOptions) compress(c Compression, b []byte) ([]byte, error) {
 // 18 or more for --compress-mode=size) decode to the same image, but are
 // other bytes (docs/nvfatbin.md).
 func compressZstd(b []byte, hard bool) ([]byte, error) {
-	level := zstd.SpeedBetterCompression
+	enc := zstdEncoders[0]()
 	if hard {
-		level = zstd.SpeedBestCompression
+		enc = zstdEncoders[1]()
 	}
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false),
+	if enc.err != nil {
+		return nil, enc.err
+	}
+	return enc.w.EncodeAll(b, make([]byte, 0, len(b)/2+64)), nil
+}
+
+// zstdEncoders are made once, when first used: making one costs more than
+// compressing a cubin, and EncodeAll may be called concurrently.
+var zstdEncoders = [2]func() encoderOrErr{
+	sync.OnceValue(func() encoderOrErr { return newZstdEncoder(zstd.SpeedBetterCompression) }),
+	sync.OnceValue(func() encoderOrErr { return newZstdEncoder(zstd.SpeedBestCompression) }),
+}
+
+type encoderOrErr struct {
+	w   *zstd.Encoder
+	err error
+}
+
+func newZstdEncoder(level zstd.EncoderLevel) encoderOrErr {
+	w, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false),
 		zstd.WithSingleSegment(true), zstd.WithZeroFrames(true), zstd.WithEncoderLevel(level))
-	if err != nil {
-		return nil, err
-	}
-	defer enc.Close()
-	return enc.EncodeAll(b, make([]byte, 0, len(b)/2+64)), nil
+	return encoderOrErr{w, err}
 }

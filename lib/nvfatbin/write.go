@@ -190,31 +190,34 @@ func plan(im *Image, opt *WriteOptions) (planned, error) {
 
 	// The header's tail: for PTX, the offset and size of the ptxas
 	// options; then the options and the identifier, each NUL-terminated
-	// and padded to 8. CUDA 13 puts the identifier first and stores the
-	// options, empty or not.
+	// and padded to 8. CUDA 12.4 and 13 put the identifier first and store
+	// the options, empty or not; 12.4 stores the identifier even when
+	// empty, though without pointing to it.
 	h := make([]byte, entryHeaderSize)
 	le := binary.LittleEndian
 	ident := func() {
 		if opt.Ident != "" {
 			le.PutUint32(h[32:], uint32(len(h)))
 			le.PutUint32(h[36:], uint32(len(opt.Ident)))
+		}
+		if opt.Ident != "" || opt.Release == CUDA124 {
 			h = appendString(h, opt.Ident)
 		}
 	}
-	if opt.Release >= CUDA130 {
+	if opt.Release >= CUDA124 {
 		ident()
 	}
 	if im.Kind == KindPTX {
 		at := len(h)
 		le.PutUint32(h[20:], uint32(at))
 		h = append(h, make([]byte, 8)...)
-		if opt.PTXASOptions != "" || opt.Release >= CUDA130 {
+		if opt.PTXASOptions != "" || opt.Release >= CUDA124 {
 			le.PutUint32(h[at:], uint32(len(h)))
 			le.PutUint32(h[at+4:], uint32(len(opt.PTXASOptions)))
 			h = appendString(h, opt.PTXASOptions)
 		}
 	}
-	if opt.Release < CUDA130 {
+	if opt.Release < CUDA124 {
 		ident()
 	}
 	if len(h) > entryMax {
@@ -268,7 +271,7 @@ func prepare(im *Image, opt *WriteOptions) ([]byte, int, int, error) {
 		if err != nil {
 			return nil, 0, 0, &ImageError{im.Name, err.Error()}
 		}
-		return MinifyPTX(im.Data), major, minor, nil
+		return minifyPTX(im.Data, opt.Release == CUDA124), major, minor, nil
 	case KindELF:
 		head := im.Data
 		if head == nil && im.R != nil { // checkCubin reads the ELF header only
