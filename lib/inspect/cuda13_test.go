@@ -55,3 +55,30 @@ func TestNVFatbinAcceleratedTarget(t *testing.T) {
 		}
 	}
 }
+
+// nvcc 13's object (k1.o: -gencode for sm_80, and sm_90 with its PTX)
+// lists the images cuobjdump -lelf -lptx lists: ELF sm_80, ELF sm_90, PTX
+// sm_90, the PTX compressed with ZSTD.
+func TestNVCC13Object(t *testing.T) {
+	b, err := os.ReadFile("testdata/cuda13/k1.o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Error != "" {
+			t.Errorf("%s: %s", n.Name, n.Error)
+		}
+		if n.Entry != nil && n.Entry.OffloadKind == "cuda" {
+			got = append(got, n.Entry.ImageKind+" "+n.Entry.TargetID)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(inspectBytes(b, Options{}))
+	if want := "cubin sm_80,cubin sm_90,ptx sm_90"; strings.Join(got, ",") != want {
+		t.Errorf("images %q, want %s", got, want)
+	}
+}

@@ -52,9 +52,13 @@ def emit_fatbinary(ctx, tool, images, out):
     args.add_all(["-64", "--create", out])
     for image in sorted(images, key = _clang_order):
         args.add(image.file, format = fatbinary_image_flag(image) + "%s")
-    cuda = find_clang(ctx).cuda
-    if cuda and cuda.found and cuda.version:
-        args.add("--cuda-version=" + cuda.version)
+
+    # The CUDA installation's version ("unknown" when cuda.h has none: then
+    # offload fatbin's default, CUDA 11.8's bytes).
+    cuda = getattr(find_clang(ctx), "cuda", None)
+    version = getattr(cuda, "version", "") if cuda and getattr(cuda, "found", False) else ""
+    if version and version.replace(".", "").isdigit():
+        args.add("--cuda-version=" + version)
     ctx.actions.run(
         executable = tool.files_to_run,
         arguments = [args],
