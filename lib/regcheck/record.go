@@ -10,6 +10,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/budget"
 )
 
 // Magic is the record's first line.
@@ -42,6 +44,10 @@ type Blob struct {
 type Record struct {
 	Units []*Unit
 	r     io.ReaderAt
+	// budget bounds what the record's images inflate to, together; tempDir
+	// is where large ones are inflated (Check sets both from Options).
+	budget  *budget.Budget
+	tempDir string
 }
 
 // FormatError says where a record is malformed.
@@ -157,6 +163,15 @@ func (rec *Record) blob(c *counter, units map[int]*Unit, rest string, h int, siz
 	}
 	c.off++
 	return nil
+}
+
+// inflation is the record's budget: budget.DefaultLimit until Check sets
+// one.
+func (rec *Record) inflation() *budget.Budget {
+	if rec.budget == nil {
+		rec.budget = budget.New(0)
+	}
+	return rec.budget
 }
 
 // Open returns a reader over a blob's bytes.

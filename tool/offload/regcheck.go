@@ -24,6 +24,8 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 		"every kernel of every image is registered", "[options] RECORD")
 	targets := s.List("targets", "kind=t1,t2", "a target list a library of that kind declares (repeatable)", false)
 	host := s.String("host", "file", "the host program (an ELF executable): kernels it has no launch stub for may stay unregistered")
+	maxSize := s.String("max-uncompressed-size", "bytes",
+		"inflate at most this much from the record's compressed images, together (default 4G; K, M, G suffixes)")
 	help := s.Bool("help", "Display available options")
 	s.Alias("h", "help")
 	if err := s.Parse(args); err != nil {
@@ -37,7 +39,18 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	opt := regcheck.Options{Targets: map[string][][]string{}}
+	opt := regcheck.Options{Targets: map[string][][]string{}, LimitHint: "raise it with --max-uncompressed-size"}
+	if maxSize.Given() {
+		n, err := parseBytes("--max-uncompressed-size", maxSize.Value())
+		if err == nil && n == 0 { // 0 is not "the default": say so rather than read it as 4G
+			err = fmt.Errorf("for the --max-uncompressed-size option: '%s' is not a positive byte count", maxSize.Value())
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+			return 2
+		}
+		opt.MaxUncompressedSize = n
+	}
 	for _, v := range targets.Values {
 		kind, list, ok := strings.Cut(v, "=")
 		if !ok || kind == "" || list == "" {
@@ -62,7 +75,7 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	rep.Write(stdout)
 	if !rep.OK() {
-		fmt.Fprintf(stdout, "FAILED: %d problem(s) in %s\n", len(rep.Problems), path)
+		fmt.Fprintf(stdout, "FAILED: %d problem(s) in %s\n", rep.Count(), path)
 		return 1
 	}
 	fmt.Fprintln(stdout, "PASSED")
