@@ -62,7 +62,7 @@ func Check(rec *Record, opt Options) (*Report, error) {
 }
 
 func unitName(u *Unit) string {
-	return fmt.Sprintf("%s fat binary #%d", u.Kind, u.Handle)
+	return fmt.Sprintf("%s fat binary #%d", shown.Name(u.Kind), u.Handle)
 }
 
 func checkUnit(rep *Report, u *Unit, imgs []*Image, opt Options) {

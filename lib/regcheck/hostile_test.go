@@ -401,4 +401,9 @@ func TestNamesEscaped(t *testing.T) {
 	if err == nil || strings.ContainsRune(err.Error(), 0x1b) {
 		t.Errorf("err = %q, want the entry's ID escaped", err)
 	}
+	// So is a kind the record should not have.
+	_, err = Check(mustParse(t, record(unit{"\x1b[2J", [][]byte{bad}, nil})), Options{})
+	if err == nil || strings.ContainsRune(err.Error(), 0x1b) {
+		t.Errorf("err = %q, want the kind escaped", err)
+	}
 }

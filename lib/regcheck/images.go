@@ -41,7 +41,7 @@ func (rec *Record) Images(u *Unit) ([]*Image, error) {
 	for i, b := range u.Blobs {
 		imgs, err := rec.blobImages(u.Kind, b)
 		if err != nil {
-			return nil, fmt.Errorf("%s fat binary %d, image %d: %w", u.Kind, u.Handle, i, err)
+			return nil, fmt.Errorf("%s fat binary %d, image %d: %w", shown.Name(u.Kind), u.Handle, i, err)
 		}
 		out = append(out, imgs...)
 	}

@@ -151,7 +151,7 @@ func (rec *Record) blob(c *counter, units map[int]*Unit, rest string, h int, siz
 		units[h] = u
 		rec.Units = append(rec.Units, u)
 	} else if u.Kind != f[0] {
-		return fmt.Errorf("handle %d is %s and %s", h, u.Kind, f[0])
+		return fmt.Errorf("handle %d is %q and %q", h, u.Kind, f[0])
 	}
 	u.Blobs = append(u.Blobs, Blob{Magic: uint32(magic), Offset: c.off, Size: n})
 	if _, err := c.br.Discard(int(n)); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/regcheck"
+	"github.com/rules-offload/rules_offload/lib/shown"
 	"github.com/rules-offload/rules_offload/tool/internal/cl"
 )
 
@@ -70,7 +71,9 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 	path := s.Positional[0]
 	rep, err := check(path, opt)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: error: %s: %v\n", prog, path, err)
+		// The error may quote the record's bytes (an image's own error):
+		// printed escaped, as the report's names are.
+		fmt.Fprintf(stderr, "%s: error: %s: %s\n", prog, path, shown.Name(err.Error()))
 		return 1
 	}
 	rep.Write(stdout)
