@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 )
 
@@ -26,7 +28,9 @@ func TestCUDA13Images(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imgs, err := cudaImages(io.NewSectionReader(bytes.NewReader(fb), 0, int64(len(fb))))
+	rd := &reading{budget: budget.New(0), tmps: container.Temps{Dir: t.TempDir(), Pattern: "offload-regcheck-*"}, read: map[span]*Image{}}
+	defer rd.tmps.Close()
+	imgs, err := rd.cudaImages(io.NewSectionReader(bytes.NewReader(fb), 0, int64(len(fb))))
 	if err != nil {
 		t.Fatal(err)
 	}

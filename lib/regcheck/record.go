@@ -10,6 +10,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/budget"
 )
 
 // Magic is the record's first line.
@@ -42,6 +44,10 @@ type Blob struct {
 type Record struct {
 	Units []*Unit
 	r     io.ReaderAt
+	// budget bounds what the record's images inflate to, together; tempDir
+	// is where large ones are inflated (Check sets both from Options).
+	budget  *budget.Budget
+	tempDir string
 }
 
 // FormatError says where a record is malformed.
@@ -145,7 +151,7 @@ func (rec *Record) blob(c *counter, units map[int]*Unit, rest string, h int, siz
 		units[h] = u
 		rec.Units = append(rec.Units, u)
 	} else if u.Kind != f[0] {
-		return fmt.Errorf("handle %d is %s and %s", h, u.Kind, f[0])
+		return fmt.Errorf("handle %d is %q and %q", h, u.Kind, f[0])
 	}
 	u.Blobs = append(u.Blobs, Blob{Magic: uint32(magic), Offset: c.off, Size: n})
 	if _, err := c.br.Discard(int(n)); err != nil {
@@ -157,6 +163,15 @@ func (rec *Record) blob(c *counter, units map[int]*Unit, rest string, h int, siz
 	}
 	c.off++
 	return nil
+}
+
+// inflation is the record's budget: budget.DefaultLimit until Check sets
+// one.
+func (rec *Record) inflation() *budget.Budget {
+	if rec.budget == nil {
+		rec.budget = budget.New(0)
+	}
+	return rec.budget
 }
 
 // Open returns a reader over a blob's bytes.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 )
 
@@ -241,11 +242,21 @@ func FuzzCheck(f *testing.F) {
 	fmt.Fprintf(&b, "%s\nfatbin 0 cuda 0x466243b1 %d\n%s\nfunction 0 K\nvar 0 v\n", Magic, len(fb), fb)
 	f.Add(b.Bytes())
 	f.Add([]byte(Magic + "\nfatbin 0 hip 0x48495046 24\n__CLANG_OFFLOAD_BUNDLE__\nfunction 0 K\n"))
+	// Entries sharing a payload: a bundle's, an OffloadBinary's; and a
+	// compressed OffloadBinary.
+	obj := withMachine(fakeCubin(0, nil, []string{"K.kd"}), 224)
+	ids := []string{"hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a"}
+	off := hostile.BundleHeaderSize(ids)
+	f.Add(record(unit{"hip", [][]byte{hostile.Bundle([]hostile.BundleEntry{{ID: ids[0], Offset: off, Size: uint64(len(obj))}, {ID: ids[1], Offset: off, Size: uint64(len(obj))}}, obj)}, []string{"function K"}}))
+	f.Add(record(unit{"openmp", [][]byte{sharedOffloadBinary(2, ompImage("__omp_offloading_1_k"))}, []string{"function __omp_offloading_1_k"}}))
+	f.Add(record(unit{"openmp", [][]byte{compressedOffloadBinary(ompImage("__omp_offloading_1_k"), 64)}, []string{"function __omp_offloading_1_k"}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rec, err := Parse(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			return
 		}
-		_, _ = Check(rec, Options{Targets: map[string][][]string{"cuda": {{"sm_70"}}}, Host: map[string]bool{}})
+		// A small budget: the fuzzer finds bombs quickly, and the
+		// budget's refusal is tested elsewhere.
+		_, _ = Check(rec, Options{Targets: map[string][][]string{"cuda": {{"sm_70"}}}, Host: map[string]bool{}, MaxUncompressedSize: 64 << 20})
 	})
 }
