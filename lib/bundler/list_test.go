@@ -32,7 +32,11 @@ func TestListHeadersAgreesWithGeneralPath(t *testing.T) {
 		{"two records and padding", append(append(append([]byte(nil), one...), 0, 0, 0), hostile.CCOBZlib(body(3))...), true},
 		{"bundle then data, all decoded", hostile.CCOBZlib(append(body(0, 4), "trailing"...)), true},
 		{"bundle then a bundle past the prefix", hostile.CCOBZlib(append(body(0, 1<<20), body(0, 2)...)), false},
-		{"not a bundle", hostile.CCOBZlib([]byte("plain bytes, not a bundle at all")), false},
+		{"not a bundle", hostile.CCOBZlib([]byte("plain bytes, not a bundle at all")), true},
+		{"records of zeros", bytes.Repeat(hostile.CCOBZlib(make([]byte, 5000)), 3), true},
+		{"shorter than the magic", hostile.CCOBZlib([]byte("tiny")), true},
+		{"bundles and a record that is none", append(append([]byte(nil), one...), hostile.CCOBZlib(make([]byte, 100))...), true},
+		{"an ELF object", hostile.CCOBZlib(append([]byte("\x7fELF\x02\x01\x01"), make([]byte, 100)...)), false},
 		{"garbage after the record", append(append([]byte(nil), one...), "junk"...), false},
 		{"entry past the end", hostile.CCOBZlib(hostile.BundleHeader(ids[:1], []int64{50})), false},
 	} {
