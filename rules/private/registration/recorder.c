@@ -20,7 +20,9 @@
 // holds them (ReadableFrom).
 //
 // Nothing here runs device code or needs a GPU.
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
