@@ -25,6 +25,7 @@ func TestZeroLimitsRefused(t *testing.T) {
 		{[]string{"offload", "extract", "--list", "--max-uncompressed-size=0K", "in.bin"}, "--max-uncompressed-size"},
 		{[]string{"clang-offload-bundler", "-list", "-type=o", "-input=in.bin", "--max-uncompressed-size=0"}, "--max-uncompressed-size"},
 		{[]string{"offload", "extract", "--max-output-size=0", "in.bin"}, "--max-output-size"},
+		{[]string{"offload", "regcheck", "--max-uncompressed-size=0", "in.bin"}, "--max-uncompressed-size"},
 	} {
 		rc, out, errs := wrapRun(t, dir, c.argv[0], c.argv[1:]...)
 		value := c.argv[len(c.argv)-2]
