@@ -15,7 +15,7 @@ import (
 func TestStreamInputBounded(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "host.o"), []byte("host"), 0o644)
-	const limit = "--max-uncompressed-size=64M"
+	const limit = "--max-uncompressed-size=16M"
 	targets := "-targets=host-x86_64-unknown-linux-gnu-,hipv4-amdgcn-amd-amdhsa--gfx906"
 	for _, argv := range [][]string{
 		{"clang-offload-bundler", "-list", "-type=o", "-input=/dev/zero", limit},
@@ -24,7 +24,7 @@ func TestStreamInputBounded(t *testing.T) {
 		{"clang-offload-bundler", "-unbundle", "-type=a", "-input=/dev/zero", targets, "-output=a.a", "-output=b.a", limit},
 	} {
 		r := runCapped(t, dir, argv...)
-		want := "'/dev/zero': not a regular file, and longer than 67108864 bytes, the most read from such an input; raise the limit with --max-uncompressed-size"
+		want := "'/dev/zero': not a regular file, and longer than 16777216 bytes, the most read from such an input; raise the limit with --max-uncompressed-size"
 		if r.Code != 1 || !strings.Contains(r.Output, want) {
 			t.Errorf("%q: %v; want exit 1 saying %q", argv, r, want)
 		}
