@@ -116,7 +116,7 @@ func record(units ...unit) []byte {
 			fmt.Fprintf(&b, "%s %d %s\n", kind, h, name)
 		}
 	}
-	return b.Bytes()
+	return withEnd(b.Bytes())
 }
 
 // withMachine sets the ELF machine of a fakeCubin: 224 (AMDGPU) makes its

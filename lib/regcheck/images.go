@@ -262,7 +262,11 @@ func elfImage(r io.ReaderAt, size int64) (*Image, error) {
 		im.Arch = hostArch[f.Machine]
 	}
 	for _, s := range syms {
-		if s.Bind == elf.STB_LOCAL {
+		// nvcc 12 and 13 give a whole program's __device__ and
+		// __constant__ variables local binding in the cubin; the CUDA
+		// runtime still finds them by the name they are registered under
+		// (such programs run). Other local symbols are no one's to find.
+		if s.Bind == elf.STB_LOCAL && (f.Machine != elf.EM_CUDA || s.Type != elf.STT_OBJECT) {
 			continue
 		}
 		name := s.Name
@@ -282,20 +286,28 @@ func elfImage(r io.ReaderAt, size int64) (*Image, error) {
 	return im, nil
 }
 
-// ptxImage lists the .entry functions and visible globals of PTX text.
+// ptxImage lists the .entry functions and the module's .global and .const
+// variables of PTX text: visible ones, and those nvcc 12 and 13 leave
+// without .visible in a whole program (its __device__ and __constant__
+// variables, which the runtime finds by their registered names); .extern
+// ones are declared, not defined, here.
 func ptxImage(src io.Reader) (*Image, error) {
 	im := &Image{Format: "PTX", Symbols: map[string]bool{}, payload: &payload{}}
 	sc := bufio.NewScanner(src)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	split := strings.NewReplacer("(", " ( ", ";", " ; ", "[", " [ ", "=", " = ")
+	declares := func(w string) bool {
+		return w == ".visible" || w == ".weak" || w == ".entry" || w == ".global" || w == ".const"
+	}
 	for sc.Scan() {
 		b := bytes.TrimLeft(sc.Bytes(), " \t")
-		if !bytes.HasPrefix(b, []byte(".visible")) && !bytes.HasPrefix(b, []byte(".weak")) && !bytes.HasPrefix(b, []byte(".entry")) {
+		if !bytes.HasPrefix(b, []byte(".visible")) && !bytes.HasPrefix(b, []byte(".weak")) && !bytes.HasPrefix(b, []byte(".entry")) &&
+			!bytes.HasPrefix(b, []byte(".global")) && !bytes.HasPrefix(b, []byte(".const")) {
 			continue // instructions and directives that declare nothing: not copied
 		}
 		line := string(b)
 		f := strings.Fields(split.Replace(line))
-		if len(f) < 2 || (f[0] != ".visible" && f[0] != ".weak" && f[0] != ".entry") {
+		if len(f) < 2 || !declares(f[0]) {
 			continue
 		}
 		if i := index(f, ".entry"); i >= 0 && i+1 < len(f) {

@@ -42,10 +42,7 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	opt := regcheck.Options{Targets: map[string][][]string{}, LimitHint: "raise it with --max-uncompressed-size"}
 	if maxSize.Given() {
-		n, err := parseBytes("--max-uncompressed-size", maxSize.Value())
-		if err == nil && n == 0 { // 0 is not "the default": say so rather than read it as 4G
-			err = fmt.Errorf("for the --max-uncompressed-size option: '%s' is not a positive byte count", maxSize.Value())
-		}
+		n, err := parsePositiveBytes("--max-uncompressed-size", maxSize.Value())
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 			return 2
