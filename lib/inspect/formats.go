@@ -11,6 +11,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bitcode"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/container"
+	"github.com/rules-offload/rules_offload/lib/cubin"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/targetid"
@@ -144,6 +145,11 @@ func (w *walker) elf(n *Node, v view, depth int) {
 		return
 	}
 	n.Detail = elfDetail(f)
+	if f.Machine == 190 { // EM_CUDA: a cubin, whose headers name its target
+		if t, err := cubin.Read(v.r, v.size); err == nil {
+			n.Detail += ", " + t.String()
+		}
+	}
 	_ = container.ELFSections(f, func(p container.Piece) error {
 		n.Children = append(n.Children, w.section(p, v, depth))
 		return nil
