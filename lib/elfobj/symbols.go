@@ -3,6 +3,7 @@ package elfobj
 import (
 	"debug/elf"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/exactio"
@@ -178,8 +179,7 @@ func (f *File) ArchiveSymbols() ([]string, error) {
 	if int(s.Link) >= len(f.Sections) || s.Link == 0 {
 		return nil, &FormatError{int64(s.Offset), "symbol table string table index out of range:", s.Link}
 	}
-	names := newStrtab(f.r, f.Sections[s.Link])
-	var out []string
+	var offs []uint32
 	err := f.symbolChunks(s, func(first int, b, _ []byte) error {
 		for j := 0; j*f.c.symSize() < len(b); j++ {
 			if first+j == 0 {
@@ -190,17 +190,23 @@ func (f *File) ArchiveSymbols() ([]string, error) {
 				sym.typ() == elf.STT_FILE || sym.typ() == elf.STT_SECTION {
 				continue
 			}
-			name, err := names.get(sym.name)
-			if err != nil {
-				return err
-			}
-			if !f.isMappingSymbol(name) {
-				out = append(out, name)
-			}
+			offs = append(offs, sym.name)
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	names, err := f.stringsAt(f.Sections[s.Link], offs)
+	if err != nil {
+		return nil, err
+	}
+	return f.dropMappingSymbols(names), nil
+}
+
+// dropMappingSymbols removes, in place, the names isMappingSymbol matches.
+func (f *File) dropMappingSymbols(names []string) []string {
+	return slices.DeleteFunc(names, f.isMappingSymbol)
 }
 
 // isMappingSymbol mirrors the machine-specific SF_FormatSpecific rules of
