@@ -83,6 +83,9 @@ func (p *removal) symtabRewriter(s Section) (bool, func(io.Writer) error, error)
 			if sec == 0 {
 				continue
 			}
+			if sec >= n && sh != shnXIndex {
+				return f.symbolSectionError(s, first+j, c.decodeSym(e), sec)
+			}
 			if sec >= n {
 				return &FormatError{int64(s.Offset) + int64((first+j)*es), "symbol section index out of range:", sec}
 			}
@@ -109,7 +112,7 @@ func (p *removal) symtabEmitter(s Section, names map[uint32]uint32) func(io.Writ
 			for j := 0; j*es < len(syms); j++ {
 				e := syms[j*es:]
 				if sh := c.bo.Uint16(e[off:]); sh != shnUndef && sh < shnLoReserve {
-					c.bo.PutUint16(e[off:], uint16(p.newIndex[sh]))
+					c.bo.PutUint16(e[off:], uint16(p.mapIndex(uint32(sh))))
 				}
 				if names != nil {
 					c.bo.PutUint32(e, names[c.bo.Uint32(e)])
