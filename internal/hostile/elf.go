@@ -79,7 +79,10 @@ func ELFObject(secs []ELFSection, shstrndx int) []byte {
 		le.PutUint64(h[32:], uint64(len(s.Data)))
 		le.PutUint32(h[40:], s.Link)
 		le.PutUint32(h[44:], s.Info)
-		le.PutUint64(h[48:], 1)
+		le.PutUint64(h[48:], 1) // sh_addralign
+		if s.Type == shtSymtab {
+			le.PutUint64(h[48:], 8) // as compilers write it, and llvm-objcopy makes it
+		}
 		le.PutUint64(h[56:], s.EntSize)
 		b = append(b, h...)
 	}
