@@ -14,9 +14,10 @@ rules_offload registers its clang toolchain over @offload_llvm, @offload_rocm
 and @offload_cuda. Without tags they are found on the machine as in WORKSPACE
 mode; the root module's tags win over other modules'. Each tag takes the
 attributes of the repository rule of the same SDK (path, urls, sha256,
-strip_prefix, type; llvm also version; cuda also NVIDIA's redistributable
-components: redist_json, redist_json_sha256, redist_components, ... or
-components).
+strip_prefix, type; llvm also version; rocm also device_lib_path; cuda also
+NVIDIA's redistributable components: redist_json, redist_json_sha256,
+redist_components, ... or components; or site_packages, a Python
+environment's NVIDIA wheels: offload.cuda(site_packages = "/opt/venv/lib/python3.12/site-packages")).
 """
 
 load("//rules/sdk:native.bzl", "offload_native_repository")

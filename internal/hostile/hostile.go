@@ -1,7 +1,9 @@
 // Package hostile builds the crafted inputs of the robustness tests:
 // decompression bombs in each compressed format, nested compression, deep
-// nesting, and COFF objects of any sections (damaged ones included). Each is made from the formats' documented layouts, not by
-// our writers, so a writer bug cannot hide a reader bug.
+// nesting, COFF objects of any sections (damaged ones included), and ELF
+// objects and ar archives of names shared by many headers. Each is made
+// from the formats' documented layouts, not by our writers, so a writer
+// bug cannot hide a reader bug.
 //
 // Sizes: zstd RLE blocks regenerate up to 128 KiB from 4 bytes, so 1 GiB of
 // zeros costs 32 KiB of input, as an attacker's file would.

@@ -3,11 +3,14 @@ package hostile
 import (
 	"bytes"
 	"crypto/md5"
+	"debug/elf"
 	"encoding/hex"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 )
@@ -101,5 +104,53 @@ func TestCCOBHashedChecks(t *testing.T) {
 	var out bytes.Buffer
 	if _, _, err := ccob.Decompress(&out, bytes.NewReader(b), int64(len(b)), ccob.ReaderOptions{}); err != nil || out.Len() != 3<<20+10 {
 		t.Fatalf("Decompress: %v, %d bytes", err, out.Len())
+	}
+}
+
+// The ELF builders' objects read as built in debug/elf (extended
+// numbering included), so a builder bug cannot pass for a reader's fix.
+func TestELFBuildersParse(t *testing.T) {
+	for _, n := range []int{10, 0xff00 + 5} {
+		b := ELFLongNames(n, 30, 7)
+		f, err := elf.NewFile(bytes.NewReader(b))
+		if err != nil || len(f.Sections) != n {
+			t.Fatalf("ELFLongNames(%d): %v, %d sections", n, err, len(f.Sections))
+		}
+		if want := strings.Repeat("A", 30-(5*7)%30); f.Sections[5].Name != want {
+			t.Errorf("ELFLongNames(%d): section 5 named %q, want %q", n, f.Sections[5].Name, want)
+		}
+	}
+	f, err := elf.NewFile(bytes.NewReader(ELFLongSymbols(4, 30, 7)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	if err != nil || len(syms) != 4 || syms[3].Name != strings.Repeat("A", 30-21) || syms[3].Section != 1 ||
+		elf.ST_BIND(syms[3].Info) != elf.STB_GLOBAL || elf.ST_TYPE(syms[3].Info) != elf.STT_FUNC {
+		t.Errorf("ELFLongSymbols: %v, %+v", err, syms)
+	}
+	f, err = elf.NewFile(bytes.NewReader(ELFSymbolInSection(20224)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if syms, err = f.Symbols(); err != nil || len(syms) != 1 || syms[0].Name != "main" || syms[0].Section != 20224 || len(f.Sections) != 5 {
+		t.Errorf("ELFSymbolInSection: %v, %+v, %d sections", err, syms, len(f.Sections))
+	}
+}
+
+func TestArLongNamesParses(t *testing.T) {
+	b := ArLongNames(3, 30, 7)
+	r, err := ar.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		m, err := r.Next()
+		if want := strings.Repeat("A", 30-(i*7)%30); err != nil || m.Name != want || m.Size != 0 {
+			t.Fatalf("member %d: %v, %+v; want %q, empty", i, err, m, want)
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after 3 members: %v", err)
 	}
 }

@@ -11,8 +11,13 @@ type NVEntry struct {
 	LongStrings bool
 	Payload     []byte
 	// Inflated, when not 0, marks Payload as one LZ4 block that inflates
-	// to Inflated bytes (fatbinary's compression, flag 0x2000).
+	// to Inflated bytes (fatbinary's compression, flag 0x2000), or one
+	// ZSTD frame when Zstd (CUDA 13's, flag 0x8000).
 	Inflated int
+	Zstd     bool
+	// Stored, when not 0, is the compressed size the header declares in
+	// place of the payload's.
+	Stored int
 }
 
 // NVFatbin returns an NVIDIA fat binary container of the entries, laid
@@ -40,7 +45,14 @@ func NVFatbin(entries []NVEntry) []byte {
 		flags := uint64(0x11) // 64-bit, Linux
 		if e.Inflated != 0 {
 			flags |= 0x2000
-			le.PutUint32(h[16:], uint32(len(e.Payload)))
+			if e.Zstd {
+				flags ^= 0x2000 | 0x8000
+			}
+			stored := len(e.Payload)
+			if e.Stored != 0 {
+				stored = e.Stored
+			}
+			le.PutUint32(h[16:], uint32(stored))
 			le.PutUint64(h[56:], uint64(e.Inflated))
 		}
 		le.PutUint64(h[40:], flags)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/hostile"
 )
 
 // FuzzReader checks that the Reader never panics and that whatever it
@@ -15,6 +17,7 @@ func FuzzReader(f *testing.F) {
 	}
 	f.Add([]byte("!<arch>\n"))
 	f.Add([]byte("!<arch>\n" + hdr("#1/3", "4") + "abcd"))
+	f.Add(hostile.ArLongNames(5, 30, 7)) // members naming tails of one long name
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := NewReader(bytes.NewReader(b), int64(len(b)))
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/exactio"
+	"github.com/rules-offload/rules_offload/lib/strtab"
 )
 
 // maxNameTable caps the GNU long-name table ("//") we are willing to load.
@@ -40,9 +41,9 @@ func (m *Member) Open(r io.ReaderAt) *io.SectionReader {
 type Reader struct {
 	r     io.ReaderAt
 	size  int64
-	next  int64  // offset of the next member header
-	names []byte // GNU long-name table, once seen
-	err   error  // sticky
+	next  int64         // offset of the next member header
+	names *strtab.Table // GNU long-name table, once seen
+	err   error         // sticky
 }
 
 // NewReader checks the archive magic of r, which holds size bytes.
@@ -156,7 +157,9 @@ func (r *Reader) resolveSlashName(m *Member, name string) (*Member, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.names = b
+		// Names are slices of the table, not copies: every member may
+		// name the same long entry.
+		r.names = strtab.NewTable(b, "\n\x00")
 		return nil, nil
 	}
 	n, ok := parseDecimal([]byte(name[1:]), false)
@@ -166,14 +169,11 @@ func (r *Reader) resolveSlashName(m *Member, name string) (*Member, error) {
 	if r.names == nil {
 		return nil, &FormatError{m.HeaderOffset, "long name without a long-name table:", name}
 	}
-	if n >= int64(len(r.names)) {
+	if n >= int64(r.names.Len()) {
 		return nil, &FormatError{m.HeaderOffset, "long name offset past the long-name table:", n}
 	}
-	s := r.names[n:]
-	if end := bytes.IndexAny(s, "\n\x00"); end >= 0 {
-		s = s[:end]
-	}
-	m.Name = string(bytes.TrimSuffix(s, []byte("/")))
+	s, _ := r.names.At(int(n))
+	m.Name = strings.TrimSuffix(s, "/")
 	return m, nil
 }
 

@@ -188,13 +188,16 @@ func archiveChild(cfg *Config, h handler, t *targets, src *container.Input, m co
 			return errorf("conflicting TargetIDs [%s, %s] found in %s of %s", a, b, m.Name, cfg.Inputs[0])
 		}
 	}
-	base := path.Base(m.Name)
 	for _, e := range all {
 		co, fits, err := st.match(e.id, t, cfg.HIPOpenMPCompatible)
 		if err != nil {
 			return inFile(cfg.Inputs[0], m.Name, errorf("Invalid bundle id read from code object"))
 		}
-		st.place(perTarget, memberName(base, e.id, co.TargetID), e, fits)
+		// Named only where written: every member may have one long name,
+		// and scanning it costs its length per member.
+		if len(fits) > 0 {
+			st.place(perTarget, memberName(path.Base(m.Name), e.id, co.TargetID), e, fits)
+		}
 	}
 	return nil
 }

@@ -247,6 +247,9 @@ func writeObject(out io.Writer, cfg *Config, t *targets, srcs []*container.Input
 	}
 	host := srcs[t.host]
 	if err := elfobj.AddSections(out, host.R, host.Size, secs); err != nil {
+		if oe := objcopyError(cfg, err); oe != nil {
+			return oe
+		}
 		return fileError(host.Name, err)
 	}
 	return nil

@@ -142,6 +142,9 @@ func strippedHost(cfg *Config, part *container.Source, scratch *scratch) (io.Rea
 	}
 	drop := func(s elfobj.Section) bool { return strings.HasPrefix(s.Name, bundle.Magic) }
 	if err := elfobj.RemoveSections(tmp, part.R, part.Size, drop); err != nil {
+		if oe := objcopyError(cfg, err); oe != nil {
+			return nil, 0, oe
+		}
 		return nil, 0, err
 	}
 	n, err := tmp.Seek(0, io.SeekCurrent)

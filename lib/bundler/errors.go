@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"strings"
 	"syscall"
+
+	"github.com/rules-offload/rules_offload/lib/elfobj"
 )
 
 // Error is a bundler failure. Msg follows LLVM's wording; File, when set,
@@ -17,6 +19,7 @@ type Error struct {
 	Msg     string
 	Err     error // underlying cause, if any
 	Context string
+	bare    bool // LLVM names no file here: fileError leaves it so
 }
 
 func (e *Error) Error() string {
@@ -51,7 +54,7 @@ func errorf(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(form
 // fileError reports a problem with a named file, as LLVM's createFileError.
 func fileError(file string, err error) error {
 	var be *Error
-	if errors.As(err, &be) && be.File == "" {
+	if errors.As(err, &be) && be.File == "" && !be.bare {
 		return &Error{File: file, Msg: be.Msg, Err: be.Err}
 	}
 	if errors.As(err, &be) {
@@ -79,4 +82,17 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// objcopyError is, for a host object that llvm-objcopy (which LLVM's
+// bundler runs to add and remove bundle sections) refuses, the bundler's
+// error, after objcopy's own line on stderr, as LLVM prints them; nil for
+// other errors.
+func objcopyError(cfg *Config, err error) error {
+	var se *elfobj.SymbolSectionError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	fmt.Fprintf(cfg.Stderr, "llvm-objcopy: error: %s\n", se.Objcopy())
+	return &Error{Msg: "'llvm-objcopy' tool failed", Err: err, bare: true}
 }

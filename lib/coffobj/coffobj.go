@@ -23,6 +23,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/strtab"
 )
 
 // Sizes of the on-disk structures.
@@ -158,7 +160,7 @@ type File struct {
 	name   string
 	table  []byte // the raw section table
 	tabOff int64
-	strtab *stringTable // nil where LLVM would find none
+	strtab *strtab.Table // nil where LLVM would find none
 }
 
 // Open reads the header and section table of the COFF object in the size
@@ -231,7 +233,7 @@ func (f *File) read(at, n, off int64, what string) ([]byte, error) {
 
 // stringTable returns the string table at at, or nil where LLVM would
 // find none.
-func (f *File) stringTable(at int64) *stringTable {
+func (f *File) stringTable(at int64) *strtab.Table {
 	head, err := f.read(at, 4, at, "string table")
 	if err != nil {
 		return nil
@@ -240,7 +242,7 @@ func (f *File) stringTable(at int64) *stringTable {
 	if err != nil || len(b) < 4 || len(b) > 4 && b[len(b)-1] != 0 {
 		return nil
 	}
-	return newStringTable(b)
+	return strtab.NewTable(b, "\x00")
 }
 
 // Section returns entry i (from 0) of the section table, its name
@@ -305,13 +307,14 @@ func (f *File) sectionName(field []byte, entry int64) (string, error) {
 	if !ok {
 		return "", &FormatError{File: f.name, Off: entry, Msg: "invalid section name"}
 	}
-	if f.strtab == nil || f.strtab.len() <= 4 {
+	if f.strtab == nil || f.strtab.Len() <= 4 {
 		return "", &FormatError{File: f.name, Off: entry, Msg: "string table empty"}
 	}
-	if at >= uint64(f.strtab.len()) {
+	if at >= uint64(f.strtab.Len()) {
 		return "", f.eof(entry, "section name")
 	}
-	return f.strtab.at(int(at)), nil
+	name, _ := f.strtab.At(int(at)) // the table ends in a NUL
+	return name, nil
 }
 
 // decodeBase64Offset decodes the "//" form of a long section name: up to

@@ -13,7 +13,7 @@ import (
 func TestOpenRegularFile(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "in")
 	os.WriteFile(name, []byte("hello"), 0o644)
-	s, err := Open(name, t.TempDir())
+	s, err := Open(name, t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestOpenRegularFile(t *testing.T) {
 }
 
 func TestOpenDirectory(t *testing.T) {
-	if _, err := Open(t.TempDir(), ""); !errors.Is(err, syscall.EISDIR) {
+	if _, err := Open(t.TempDir(), "", 0); !errors.Is(err, syscall.EISDIR) {
 		t.Fatalf("Open(directory) = %v, want EISDIR", err)
 	}
 }
@@ -38,7 +38,7 @@ func TestOpenPipe(t *testing.T) {
 	}
 	go func() { w.Write([]byte("streamed")); w.Close() }()
 	tmp := t.TempDir()
-	s, err := Open("/dev/fd/"+strconv.Itoa(int(r.Fd())), tmp)
+	s, err := Open("/dev/fd/"+strconv.Itoa(int(r.Fd())), tmp, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +49,27 @@ func TestOpenPipe(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Fatalf("spool left %d names in the temporary directory", len(left))
+	}
+}
+
+// A stream longer than the bound is refused once the bound is passed,
+// not read to its end: /dev/zero has none.
+func TestOpenStreamBounded(t *testing.T) {
+	tmp := t.TempDir()
+	_, err := Open("/dev/zero", tmp, 1<<20)
+	var se *SpoolError
+	if !errors.As(err, &se) || se.Max != 1<<20 {
+		t.Fatalf("Open(/dev/zero) = %v, want a SpoolError at 1 MiB", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("spool left %d names in the temporary directory", len(left))
+	}
+	in, err := OpenInput("/dev/zero", InputOptions{TempDir: tmp, Limit: 4096, LimitHint: "raise it with --flag"})
+	if err == nil {
+		in.Close()
+	}
+	if err == nil || err.Error() != "not a regular file, and longer than 4096 bytes, the most read from such an input; raise it with --flag" {
+		t.Fatalf("OpenInput(/dev/zero) = %v, want the input's limit and hint", err)
 	}
 }
 

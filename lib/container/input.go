@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
@@ -83,12 +84,18 @@ type Sink interface {
 // if opt says so, maps it. Its Parts are the input itself until Decode.
 // Its errors are Open's.
 func OpenInput(name string, opt InputOptions) (*Input, error) {
-	src, err := Open(name, opt.TempDir)
+	b := budget.New(opt.Limit)
+	b.SetHint(opt.LimitHint)
+	// A stream is bounded by the input's budget: what is spooled is read
+	// again, and decoded, so it is work of the same kind.
+	src, err := Open(name, opt.TempDir, int64(min(b.Limit(), math.MaxInt64)))
+	if se := (*SpoolError)(nil); errors.As(err, &se) {
+		se.Hint = opt.LimitHint
+	}
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Source: *src, budget: budget.New(opt.Limit), undo: []func(){func() { src.Close() }}}
-	in.budget.SetHint(opt.LimitHint)
+	in := &Input{Source: *src, budget: b, undo: []func(){func() { src.Close() }}}
 	if opt.Map {
 		in.mapFile()
 	}

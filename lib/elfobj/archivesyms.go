@@ -87,8 +87,7 @@ func leanHeader(r io.ReaderAt, size int64) (*File, ehdrFields, error) {
 type leanTables struct {
 	shdrs  []byte // the raw section header table
 	num    int
-	symtab int    // first SHT_SYMTAB, 0 if none
-	shstr  *names // the section name table, once checked
+	symtab int // first SHT_SYMTAB, 0 if none
 }
 
 func (f *File) shdr(t *leanTables, i int) Section {
@@ -168,17 +167,12 @@ func (f *File) checkNames(t *leanTables) error {
 	if !hasBytes(st) {
 		return &FormatError{int64(f.shoff), "section name table has no contents", nil}
 	}
-	names, err := f.loadStrtab(st)
-	if err != nil {
-		return err
+	offs := make([]uint32, t.num)
+	for i := range offs {
+		offs[i] = f.c.bo.Uint32(t.shdrs[i*f.c.shdrSize():])
 	}
-	t.shstr = names
-	for i := 0; i < t.num; i++ {
-		if err := names.check(f.c.bo.Uint32(t.shdrs[i*f.c.shdrSize():])); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := f.stringsAt(st, offs)
+	return err
 }
 
 // leanSymbols is ArchiveSymbols over the raw section header table.
@@ -207,33 +201,29 @@ func (f *File) leanSymbols(t *leanTables) ([]string, error) {
 			break
 		}
 	}
-	names := t.shstr
-	if int(s.Link) != f.ShStrIndex || names == nil {
-		var err error
-		if names, err = f.loadStrtab(f.shdr(t, int(s.Link))); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]string, 0, 16)
 	per := uint64(readChunk) / es
 	if f.mem != nil {
 		per = count // all at once, in place
 	}
 	var buf []byte
+	var offs []uint32
 	for first := uint64(0); first < count; first += per {
 		b, err := f.chunkAt(&buf, s.Offset+first*es, min(per, count-first)*es)
 		if err != nil {
 			return nil, err
 		}
-		if out, err = f.appendSymbols(out, names, b, first == 0); err != nil {
-			return nil, err
-		}
+		offs = f.appendSymbols(offs, b, first == 0)
 	}
-	return out, nil
+	names, err := f.stringsAt(f.shdr(t, int(s.Link)), offs)
+	if err != nil {
+		return nil, err
+	}
+	return f.dropMappingSymbols(names), nil
 }
 
-// appendSymbols applies ArchiveSymbols' rules to a chunk of raw symbols.
-func (f *File) appendSymbols(out []string, names *names, b []byte, skipNull bool) ([]string, error) {
+// appendSymbols appends the name offsets of the symbols in a chunk of raw
+// symbols that ArchiveSymbols' rules keep.
+func (f *File) appendSymbols(offs []uint32, b []byte, skipNull bool) []uint32 {
 	es := f.c.symSize()
 	for j := 0; j+es <= len(b); j += es {
 		if skipNull && j == 0 {
@@ -244,36 +234,9 @@ func (f *File) appendSymbols(out []string, names *names, b []byte, skipNull bool
 			sym.typ() == elf.STT_FILE || sym.typ() == elf.STT_SECTION {
 			continue
 		}
-		name, err := names.get(sym.name)
-		if err != nil {
-			return nil, err
-		}
-		if !f.isMappingSymbol(name) {
-			out = append(out, name)
-		}
+		offs = append(offs, sym.name)
 	}
-	return out, nil
-}
-
-// names is a string table held whole, so that checking a name costs no
-// allocation and each listed name is a substring of one string made from
-// the table. Tables that are not wholly inside the file, or larger than a
-// read chunk, are read through a strtab window instead.
-type names struct {
-	b   []byte
-	all string // b as a string, once a name is listed
-	t   *strtab
-}
-
-func (f *File) loadStrtab(s Section) (*names, error) {
-	if s.Offset > uint64(f.size) || s.Size > uint64(f.size)-s.Offset || s.Size > readChunk && f.mem == nil {
-		return &names{t: newStrtab(f.r, s)}, nil
-	}
-	b, err := f.bytesAt(s.Offset, s.Size)
-	if err != nil {
-		return nil, err
-	}
-	return &names{b: b}, nil
+	return offs
 }
 
 // bytesAt returns the n bytes at off: in place when the file is in memory,
@@ -298,45 +261,4 @@ func (f *File) chunkAt(buf *[]byte, off, n uint64) ([]byte, error) {
 	}
 	b := (*buf)[:n]
 	return b, exactio.ReadAt(f.r, b, int64(off))
-}
-
-// end returns the length of the name at off, which must end in a NUL
-// within the table and within maxName bytes (strtab.get's rules); an empty
-// table has only empty names.
-func (n *names) end(off uint32) (int, error) {
-	o := uint64(off)
-	if o >= uint64(len(n.b)) {
-		if o == 0 {
-			return 0, nil
-		}
-		return 0, &FormatError{0, "string offset past end of table:", o}
-	}
-	rest := n.b[o:]
-	if i := bytes.IndexByte(rest[:min(len(rest), maxName)], 0); i >= 0 {
-		return i, nil
-	}
-	return 0, &FormatError{int64(o), "unterminated or overlong string", nil}
-}
-
-func (n *names) check(off uint32) error {
-	if n.t != nil {
-		_, err := n.t.get(off)
-		return err
-	}
-	_, err := n.end(off)
-	return err
-}
-
-func (n *names) get(off uint32) (string, error) {
-	if n.t != nil {
-		return n.t.get(off)
-	}
-	k, err := n.end(off)
-	if err != nil || k == 0 {
-		return "", err
-	}
-	if n.all == "" {
-		n.all = string(n.b)
-	}
-	return n.all[off : int(off)+k], nil
 }

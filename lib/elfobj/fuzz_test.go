@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/hostile"
 )
 
-// FuzzOpen checks that Open, AddSections, RemoveSections and
-// ArchiveSymbols never panic, and that a section AddSections reports as
-// written reads back with its contents.
+// FuzzOpen checks that Open, AddSections, RemoveSections,
+// ArchiveSymbols and DefinedSymbols never panic, and that a section
+// AddSections reports as written reads back with its contents.
 func FuzzOpen(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*.o")
 	for _, s := range seeds {
@@ -20,6 +22,11 @@ func FuzzOpen(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// Names shared by many headers and symbols, and a symbol in a section
+	// past the table (AddSections panicked on it).
+	f.Add(hostile.ELFLongNames(12, 40, 3))
+	f.Add(hostile.ELFLongSymbols(12, 40, 3))
+	f.Add(hostile.ELFSymbolInSection(20224))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r := bytes.NewReader(b)
 		file, err := Open(r, int64(len(b)))
@@ -30,6 +37,8 @@ func FuzzOpen(f *testing.F) {
 			io.Copy(io.Discard, file.SectionReader(s))
 		}
 		file.ArchiveSymbols()
+		file.DefinedSymbols(elf.SHT_SYMTAB)
+		file.DefinedSymbols(elf.SHT_DYNSYM)
 		RemoveSections(io.Discard, r, int64(len(b)), func(s Section) bool { return s.Index%3 == 1 })
 
 		const payload = "fuzz payload"

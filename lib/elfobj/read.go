@@ -1,7 +1,6 @@
 package elfobj
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"io"
@@ -12,9 +11,6 @@ import (
 // readChunk bounds single reads of tables, so a lying size field cannot
 // force one large allocation before the data is seen.
 const readChunk = 1 << 20
-
-// maxName caps the length of one section or symbol name.
-const maxName = 1 << 20
 
 // Open parses the ELF header, the program headers and the section header
 // table (with section names) of the ELF file in r, which holds size bytes.
@@ -154,12 +150,15 @@ func (f *File) readNames() error {
 	if !hasBytes(st) {
 		return &FormatError{int64(f.shoff), "section name table has no contents", nil}
 	}
-	names := newStrtab(f.r, st)
-	for i := range f.Sections {
-		name, err := names.get(f.Sections[i].nameOff)
-		if err != nil {
-			return err
-		}
+	offs := make([]uint32, len(f.Sections))
+	for i, s := range f.Sections {
+		offs[i] = s.nameOff
+	}
+	names, err := f.stringsAt(st, offs)
+	if err != nil {
+		return err
+	}
+	for i, name := range names {
 		f.Sections[i].Name = name
 	}
 	return nil
@@ -202,49 +201,6 @@ func (f *File) progs(h ehdrFields) ([]Prog, error) {
 		progs[i] = p
 	}
 	return progs, nil
-}
-
-// strtab reads NUL-terminated strings from a string table through a small
-// window, so large tables are never loaded whole.
-type strtab struct {
-	r    io.ReaderAt
-	off  uint64 // file offset of the table
-	size uint64
-	win  []byte
-	wOff uint64 // table offset of win
-}
-
-func newStrtab(r io.ReaderAt, s Section) *strtab {
-	return &strtab{r: r, off: s.Offset, size: s.Size}
-}
-
-func (t *strtab) get(off uint32) (string, error) {
-	o := uint64(off)
-	if o >= t.size {
-		if o == 0 {
-			return "", nil // empty table: every name is empty
-		}
-		return "", &FormatError{int64(t.off), "string offset past end of table:", o}
-	}
-	want := uint64(4096)
-	for {
-		if o >= t.wOff && o < t.wOff+uint64(len(t.win)) {
-			rest := t.win[o-t.wOff:]
-			if i := bytes.IndexByte(rest, 0); i >= 0 {
-				return string(rest[:i]), nil
-			}
-			if t.wOff+uint64(len(t.win)) == t.size || len(rest) >= maxName {
-				return "", &FormatError{int64(t.off + o), "unterminated or overlong string", nil}
-			}
-			want = max(want, 2*uint64(len(rest)))
-		}
-		n := min(want, t.size-o, maxName)
-		buf := make([]byte, n)
-		if err := exactio.ReadAt(t.r, buf, int64(t.off+o)); err != nil {
-			return "", err
-		}
-		t.win, t.wOff = buf, o
-	}
 }
 
 // readTable reads n bytes at off in bounded chunks.

@@ -312,8 +312,8 @@ func (f *File) describeSymbol(symtab Section, sym rawSym) string {
 		return "section symbol"
 	}
 	if l := int(symtab.Link); l > 0 && l < len(f.Sections) {
-		if name, err := newStrtab(f.r, f.Sections[l]).get(sym.name); err == nil && name != "" {
-			return fmt.Sprintf("symbol %q", name)
+		if names, err := f.stringsAt(f.Sections[l], []uint32{sym.name}); err == nil && names[0] != "" {
+			return fmt.Sprintf("symbol %q", names[0])
 		}
 	}
 	return "unnamed symbol"

@@ -1,7 +1,6 @@
 package elfobj
 
 import (
-	"bytes"
 	"debug/elf"
 	"io"
 
@@ -52,6 +51,9 @@ func (p *removal) planTables(rw *rewrite, extra []string) (*newTables, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The names are slices of the table, as Open's are: every symbol may
+	// name one long string.
+	oldNames := strtabs.NewTable(old, "\x00")
 	var symNames []string
 	var symOld []uint32
 	err = f.symbolChunks(f.Sections[sym], func(_ int, syms, _ []byte) error {
@@ -61,7 +63,8 @@ func (p *removal) planTables(rw *rewrite, extra []string) (*newTables, error) {
 				return &FormatError{int64(f.Sections[sym].Offset), "symbol name outside its string table", off}
 			}
 			symOld = append(symOld, off)
-			symNames = append(symNames, cString(old[off:]))
+			name, _ := oldNames.At(int(off)) // unterminated: to the table's end, as before
+			symNames = append(symNames, name)
 		}
 		return nil
 	})
@@ -105,13 +108,6 @@ func (p *removal) readTable(i int) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
-}
-
-func cString(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
 }
 
 // apply installs the new tables for output section o, input section old:

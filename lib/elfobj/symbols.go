@@ -3,6 +3,7 @@ package elfobj
 import (
 	"debug/elf"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/exactio"
@@ -82,6 +83,9 @@ func (p *removal) symtabRewriter(s Section) (bool, func(io.Writer) error, error)
 			if sec == 0 {
 				continue
 			}
+			if sec >= n && sh != shnXIndex {
+				return f.symbolSectionError(s, first+j, c.decodeSym(e), sec)
+			}
 			if sec >= n {
 				return &FormatError{int64(s.Offset) + int64((first+j)*es), "symbol section index out of range:", sec}
 			}
@@ -108,7 +112,7 @@ func (p *removal) symtabEmitter(s Section, names map[uint32]uint32) func(io.Writ
 			for j := 0; j*es < len(syms); j++ {
 				e := syms[j*es:]
 				if sh := c.bo.Uint16(e[off:]); sh != shnUndef && sh < shnLoReserve {
-					c.bo.PutUint16(e[off:], uint16(p.newIndex[sh]))
+					c.bo.PutUint16(e[off:], uint16(p.mapIndex(uint32(sh))))
 				}
 				if names != nil {
 					c.bo.PutUint32(e, names[c.bo.Uint32(e)])
@@ -178,8 +182,7 @@ func (f *File) ArchiveSymbols() ([]string, error) {
 	if int(s.Link) >= len(f.Sections) || s.Link == 0 {
 		return nil, &FormatError{int64(s.Offset), "symbol table string table index out of range:", s.Link}
 	}
-	names := newStrtab(f.r, f.Sections[s.Link])
-	var out []string
+	var offs []uint32
 	err := f.symbolChunks(s, func(first int, b, _ []byte) error {
 		for j := 0; j*f.c.symSize() < len(b); j++ {
 			if first+j == 0 {
@@ -190,17 +193,23 @@ func (f *File) ArchiveSymbols() ([]string, error) {
 				sym.typ() == elf.STT_FILE || sym.typ() == elf.STT_SECTION {
 				continue
 			}
-			name, err := names.get(sym.name)
-			if err != nil {
-				return err
-			}
-			if !f.isMappingSymbol(name) {
-				out = append(out, name)
-			}
+			offs = append(offs, sym.name)
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	names, err := f.stringsAt(f.Sections[s.Link], offs)
+	if err != nil {
+		return nil, err
+	}
+	return f.dropMappingSymbols(names), nil
+}
+
+// dropMappingSymbols removes, in place, the names isMappingSymbol matches.
+func (f *File) dropMappingSymbols(names []string) []string {
+	return slices.DeleteFunc(names, f.isMappingSymbol)
 }
 
 // isMappingSymbol mirrors the machine-specific SF_FormatSpecific rules of

@@ -23,21 +23,28 @@ func (f *File) DefinedSymbols(typ elf.SectionType) ([]Symbol, error) {
 	if int(s.Link) >= len(f.Sections) || s.Link == 0 {
 		return nil, &FormatError{int64(s.Offset), "symbol table string table index out of range:", s.Link}
 	}
-	names := newStrtab(f.r, f.Sections[s.Link])
 	var out []Symbol
+	var offs []uint32
 	err := f.symbolChunks(s, func(first int, b, _ []byte) error {
 		for j := 0; j*f.c.symSize() < len(b); j++ {
 			sym := f.c.decodeSym(b[j*f.c.symSize():])
 			if first+j == 0 || sym.shndx == shnUndef || sym.typ() == elf.STT_FILE || sym.typ() == elf.STT_SECTION {
 				continue
 			}
-			name, err := names.get(sym.name)
-			if err != nil {
-				return err
-			}
-			out = append(out, Symbol{Name: name, Type: sym.typ(), Bind: sym.bind(), Other: sym.other})
+			out = append(out, Symbol{Type: sym.typ(), Bind: sym.bind(), Other: sym.other})
+			offs = append(offs, sym.name)
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	names, err := f.stringsAt(f.Sections[s.Link], offs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Name = names[i]
+	}
+	return out, nil
 }

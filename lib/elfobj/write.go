@@ -220,7 +220,10 @@ func (rw *rewrite) writeImage(cw *countWriter) error {
 func (rw *rewrite) writeHeaders(cw *countWriter) error {
 	c := rw.f.c
 	s0 := rw.f.sec0
-	s0.Size, s0.Link = 0, 0
+	// Section 0 is named by offset 0, as the gABI asks and llvm-objcopy
+	// writes it: the name tables may have been laid out again, and any
+	// other offset could then point past them.
+	s0.nameOff, s0.Size, s0.Link = 0, 0, 0
 	if n := len(rw.secs); n >= shnLoReserve {
 		s0.Size = uint64(n)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/bitcode"
 	"github.com/rules-offload/rules_offload/lib/coffobj"
 	"github.com/rules-offload/rules_offload/lib/container"
+	"github.com/rules-offload/rules_offload/lib/cubin"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/targetid"
@@ -34,6 +35,11 @@ func (w *walker) describe(p *container.Part, n *Node, err error) *Node {
 			return n
 		}
 		n.Detail = elfDetail(p.ELF) // the sections' errors are theirs
+		if p.ELF.Machine == 190 {   // EM_CUDA: a cubin, whose headers name its target
+			if t, err := cubin.Read(p.Data, p.Size); err == nil {
+				n.Detail += ", " + t.String()
+			}
+		}
 		return n
 	case container.FormatCOFF:
 		if p.COFF == nil {

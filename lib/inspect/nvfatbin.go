@@ -3,16 +3,20 @@ package inspect
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
 	"github.com/rules-offload/rules_offload/lib/container"
+	"github.com/rules-offload/rules_offload/lib/cubin"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 )
 
 // NVIDIA fat binaries (one, or several back to back as in a .nv_fatbin
 // section) list their entries: each a cubin or PTX for one sm_XX, stored
-// as is or compressed with NVIDIA's own scheme (LZ4), which the walk
-// inflates, within its decompression budget, to look inside. Entries are
+// as is or compressed (LZ4 up to CUDA 12, ZSTD too from 12.8), which the
+// walk inflates, within its decompression budget, to look inside. A
+// cubin's target is its own (cubinTarget): the entry header has the SM
+// number only, not the "a" of sm_90a. Entries are
 // read one at a time; those before a damaged one are still described, and
 // past maxDescribed they are only counted.
 
@@ -38,9 +42,10 @@ func (w *walker) enterFatbinEntry(p *container.Part) bool {
 	inside := false
 	switch {
 	case e.Compressed:
-		c.Detail += fmt.Sprintf(", compressed by NVIDIA (%d bytes inflated)", e.UncompressedSize)
+		c.Detail += fmt.Sprintf(", compressed by NVIDIA with %s (%d bytes inflated)", e.Compression, e.UncompressedSize)
 		inside = true
 	case e.Kind == nvfatbin.KindELF:
+		w.targets[p] = cubinTarget(p.Data, p.Size, e, e.ArchName())
 		c, inside = w.node(p, space)
 	}
 	p.Tag = c
@@ -57,6 +62,11 @@ func (w *walker) leaveFatbinEntry(p *container.Part, err error, inside bool) *No
 		return nil
 	}
 	e := p.Fatbin
+	target, ok := w.targets[p]
+	if !ok {
+		target = e.ArchName()
+	}
+	delete(w.targets, p)
 	switch {
 	case e.Compressed && err != nil:
 		at, space := p.Parent.At, nodeOf(p.Parent).Space
@@ -68,10 +78,23 @@ func (w *walker) leaveFatbinEntry(p *container.Part, err error, inside bool) *No
 		if inside {
 			c = w.describe(p, c, err)
 		}
-		c.Name, c.Detail = p.Name, fmt.Sprintf("cubin for %s, code version %d.%d", e.ArchName(), e.Major, e.Minor)
+		c.Name, c.Detail = p.Name, fmt.Sprintf("cubin for %s, code version %d.%d", target, e.Major, e.Minor)
 	}
-	c.Entry = &Entry{OffloadKind: "cuda", Triple: "nvptx64-nvidia-cuda", Arch: e.ArchName(), TargetID: e.ArchName(), ImageKind: imageKindOf(e.Kind)}
+	c.Entry = &Entry{OffloadKind: "cuda", Triple: "nvptx64-nvidia-cuda", Arch: target, TargetID: target, ImageKind: imageKindOf(e.Kind)}
 	return c
+}
+
+// cubinTarget is the target the cubin of entry e names in its headers
+// ("sm_90a"), or def when it names none, or another SM than the entry's.
+func cubinTarget(r io.ReaderAt, size int64, e *nvfatbin.Entry, def string) string {
+	if e.Kind != nvfatbin.KindELF {
+		return def
+	}
+	t, err := cubin.Read(r, size)
+	if err != nil || t.SM != e.Arch {
+		return def
+	}
+	return t.String()
 }
 
 // describeFatbin counts a fat binary's entries in its detail.

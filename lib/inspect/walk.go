@@ -71,6 +71,7 @@ type walker struct {
 	recs    map[*container.Part][]*Node
 	spaces  map[*container.Part]string
 	entries map[*container.Part]int
+	targets map[*container.Part]string // a fat binary entry's cubin's own target
 }
 
 func newWalker(opt Options) *walker {
@@ -81,7 +82,8 @@ func newWalker(opt Options) *walker {
 		opt.KeepCompressed = 16 << 20
 	}
 	w := &walker{opt: opt, budget: budget.New(opt.MaxUncompressedSize), opened: map[*container.Part]bool{},
-		recs: map[*container.Part][]*Node{}, spaces: map[*container.Part]string{}, entries: map[*container.Part]int{}}
+		recs: map[*container.Part][]*Node{}, spaces: map[*container.Part]string{}, entries: map[*container.Part]int{},
+		targets: map[*container.Part]string{}}
 	w.temps = container.Temps{Dir: opt.TempDir, Pattern: "offload-inspect-*"}
 	w.budget.SetHint("raise the limit with --max-uncompressed-size")
 	if opt.AllowNestedCompression {
@@ -140,6 +142,8 @@ func (w *walker) Enter(p *container.Part) (bool, error) {
 	case p.Kind == container.Image && p.Image.Compressed:
 		n = &Node{Format: "data", Offset: p.Image.Offset, Size: p.Size, Space: "inflated", Detail: "inside a compressed OffloadBinary"}
 	case p.Kind == container.Payload && p.Parent.Kind == container.FatbinEntry:
+		e := p.Parent.Fatbin
+		w.targets[p.Parent] = cubinTarget(p.Data, p.Size, e, e.ArchName())
 		w.ccobs++
 		n, inside = w.node(p, fmt.Sprintf("decompressed#%d", w.ccobs))
 	default:

@@ -34,21 +34,34 @@ func (e *Entry) Image(r io.ReaderAt) ([]byte, error) {
 
 // Inflate writes the e.UncompressedSize bytes a compressed entry of r
 // inflates to into w, holding little more than the compressed bytes in
-// memory; the image is the first ImageSize bytes of them.
+// memory (and, for ZSTD, the frame's window, at most the declared size);
+// the image is the first ImageSize bytes of them.
 func (e *Entry) Inflate(r io.ReaderAt, w io.Writer) error {
 	if !e.Compressed {
 		return fmt.Errorf("nvfatbin: the entry at offset %#x is not compressed", e.Offset)
 	}
-	if e.UncompressedSize < 0 || e.UncompressedSize > MaxRatio*e.Size+16 { // Read refuses these; an Entry made by hand may not
+	ratio := int64(MaxRatio)
+	if e.Compression == Zstd {
+		ratio = MaxRatioZstd
+	}
+	if e.UncompressedSize < 0 || e.UncompressedSize > ratio*e.Size+16 { // Read refuses these; an Entry made by hand may not
 		return &FormatError{e.Offset, fmt.Sprintf("%d compressed bytes cannot inflate to the %d declared", e.Size, e.UncompressedSize)}
 	}
 	stored := make([]byte, e.Size)
 	if _, err := r.ReadAt(stored, e.Offset); err != nil {
 		return err
 	}
-	err := DecompressTo(w, stored, e.UncompressedSize)
-	if de, ok := err.(*DecompressError); ok { // say where in r, with one prefix
+	var err error
+	if e.Compression == Zstd {
+		err = DecompressZstdTo(w, stored, e.UncompressedSize)
+	} else {
+		err = DecompressTo(w, stored, e.UncompressedSize)
+	}
+	switch de := err.(type) { // say where in r, with one prefix
+	case *DecompressError:
 		return &FormatError{e.Offset + int64(de.Off), "LZ4 block: " + de.Msg}
+	case *ZstdError:
+		return &FormatError{e.Offset + int64(de.Off), "ZSTD frame: " + de.Msg}
 	}
 	return err
 }

@@ -74,6 +74,9 @@ func FuzzCompress(f *testing.F) {
 func FuzzWriteRead(f *testing.F) {
 	f.Add([]byte("\x00.version 7.8\n\t// c\nx  y\n"), uint8(80), uint8(0), "k.cu", "-O3")
 	f.Add([]byte("some cubin bytes"), uint8(52), uint8(7), "", "")
+	f.Add([]byte("\x00.version 9.0\n\t// c\nx  y\n"), uint8(90), uint8(8), "k1.cu", "")
+	f.Add([]byte("some cubin bytes, some cubin bytes"), uint8(100), uint8(8|2<<4), "", "-O3")
+	f.Add([]byte("some cubin bytes, some cubin bytes"), uint8(120), uint8(8|3<<4|2), "", "")
 	f.Fuzz(func(t *testing.T, data []byte, arch, mode uint8, ident, opts string) {
 		if arch == 0 || len(data) > 1<<16 {
 			return
@@ -82,6 +85,10 @@ func FuzzWriteRead(f *testing.F) {
 		ptx := append([]byte(".version 7.8\n"), data...)
 		images := []Image{{Kind: KindELF, Arch: int(arch), Data: cubin}, {Kind: KindPTX, Arch: int(arch), Data: ptx}}
 		opt := WriteOptions{NoCompress: mode&1 != 0, CompressAll: mode&2 != 0, Debug: mode&4 != 0, Ident: ident, PTXASOptions: opts}
+		if mode&8 != 0 { // CUDA 13: ZSTD, and its --compress-mode
+			opt.Release = CUDA130
+			opt.CompressMode = []CompressMode{"", ModeDefault, ModeSize, ModeSpeed, ModeBalance, ModeNone}[int(mode>>4)%6]
+		}
 		b, err := Write(images, opt)
 		if err != nil {
 			t.Fatal(err)

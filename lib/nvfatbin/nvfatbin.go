@@ -18,14 +18,16 @@
 //	        +28 u32 the sm_XX number
 //	        +32 u32 offset, u32 length of the identifier (--ident), or 0
 //	        +40 u64 flags (0x1 64-bit, 0x2 debug, 0x4 CUDA producer,
-//	            0x10 Linux, 0x2000 compressed)
+//	            0x10 Linux, 0x2000 compressed with LZ4, 0x8000
+//	            compressed with ZSTD: CUDA 12.8 and later, see zstd.go)
 //	        +56 u64 uncompressed size (0 when stored as is)
 //	        +64 (PTX) u32 offset, u32 length of the ptxas options, or 0
 //	        then the options and the identifier, each NUL-terminated and
 //	        padded to 8; offsets count from the entry's start
 //	        then the payload, at entry + header size: a cubin, or PTX
 //	        text with a NUL after it (fatbinary strips its comments), or
-//	        either compressed as one LZ4 block (see lz4.go).
+//	        either compressed: one LZ4 block (see lz4.go) or one ZSTD
+//	        frame (zstd.go), as the flags say.
 //
 // Fields not listed are kept raw in Entry.Header. All little-endian.
 package nvfatbin
@@ -70,12 +72,34 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind %d", uint16(k))
 }
 
-// Flag bits seen in CUDA 11.8's output.
+// Flag bits seen in CUDA 11.8's output, and FlagZstd in CUDA 13's.
 const (
 	Flag64Bit      = 0x1
 	FlagLinux      = 0x10
-	FlagCompressed = 0x2000
+	FlagCompressed = 0x2000 // the payload is one LZ4 block
+	FlagZstd       = 0x8000 // the payload is one ZSTD frame
 )
+
+// Compression is how an entry's payload is stored.
+type Compression uint8
+
+const (
+	Stored Compression = iota
+	LZ4
+	Zstd
+)
+
+func (c Compression) String() string {
+	switch c {
+	case Stored:
+		return "stored"
+	case LZ4:
+		return "LZ4"
+	case Zstd:
+		return "ZSTD"
+	}
+	return fmt.Sprintf("compression %d", uint8(c))
+}
 
 // Entry is one image of a container.
 type Entry struct {
@@ -91,6 +115,8 @@ type Entry struct {
 	// when it is stored as is.
 	UncompressedSize int64
 	Compressed       bool
+	// Compression says how: LZ4 or Zstd when Compressed, else Stored.
+	Compression Compression
 	// Ident and PTXASOptions are the strings fatbinary's --ident and
 	// --cmdline store; cuobjdump prints them as "identifier" and
 	// "ptxasOptions".
@@ -204,6 +230,7 @@ func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
 		return Entry{}, 0, err
 	}
 	hdr := string(buf) // one copy; the strings in it are slices of it
+	var ratio uint64
 	e := Entry{
 		Kind:   Kind(le.Uint16(buf)),
 		Minor:  int(le.Uint16(buf[24:])),
@@ -226,14 +253,21 @@ func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
 		}
 	}
 	e.UncompressedSize = e.Size
-	if compressed := int64(le.Uint32(buf[16:])); e.Flags&FlagCompressed != 0 || compressed != 0 {
+	if compressed := int64(le.Uint32(buf[16:])); e.Flags&(FlagCompressed|FlagZstd) != 0 || compressed != 0 {
 		if compressed > e.Size {
 			return Entry{}, 0, &FormatError{pos + 16, fmt.Sprintf("compressed size %d larger than the payload (%d)", compressed, e.Size)}
 		}
 		e.Compressed, e.Size = true, compressed
+		e.Compression, ratio = LZ4, MaxRatio
+		switch e.Flags & (FlagCompressed | FlagZstd) {
+		case FlagCompressed | FlagZstd:
+			return Entry{}, 0, &FormatError{pos + 40, fmt.Sprintf("flags %#x mark the entry compressed with both LZ4 and ZSTD", e.Flags)}
+		case FlagZstd:
+			e.Compression, ratio = Zstd, MaxRatioZstd
+		}
 		u := le.Uint64(buf[56:])
-		if u > MaxRatio*uint64(compressed)+16 {
-			return Entry{}, 0, &FormatError{pos + 56, fmt.Sprintf("%d compressed bytes cannot inflate to the %d declared", compressed, u)}
+		if u > ratio*uint64(compressed)+16 {
+			return Entry{}, 0, &FormatError{pos + 56, fmt.Sprintf("%d compressed bytes (%s) cannot inflate to the %d declared", compressed, e.Compression, u)}
 		}
 		e.UncompressedSize = int64(u)
 	}

@@ -190,6 +190,16 @@ func FuzzRead(f *testing.F) {
 		{Kind: 1, Arch: 80, Header: 72, Payload: hostile.LZ4Literals([]byte("ptx\x00")), Inflated: 4},
 		{Kind: 2, Arch: 70, Header: 72, Payload: hostile.LZ4Literals([]byte("\x7fELF")), Inflated: 4},
 	}))
+	// CUDA 13's: ZSTD entries (every one in k1.5), LZ4 of LZ4 1.10 (k1.6),
+	// and a ZSTD entry that inflates past what it declares.
+	for _, n := range []string{"k1.1", "k1.5", "k1.6", "k1.12"} {
+		b, err := os.ReadFile("testdata/cuda13/fatbin/" + n + ".fatbin")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add(hostile.NVFatbin([]hostile.NVEntry{{Kind: 1, Arch: 90, Header: 80, Payload: hostile.ZstdFrame([]byte("ptx\x00"), 1<<20), Inflated: 4, Zstd: true}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		es, err := ReadAll(bytes.NewReader(b), int64(len(b)))
 		if err != nil {

@@ -20,17 +20,39 @@ import (
 //     is itself escaped). Blanks inside strings shrink as elsewhere.
 //   - /* */ comments, \r and every other byte, NUL included, are kept.
 //
+// CUDA 12.4's fatbinary differs in three ways (read off its output for
+// probe inputs): it keeps the "//" that starts a comment (and drops the
+// rest of it), the newline after a comment counts as any other (blanks
+// after it go), and it drops the file's first line but its newline, as if
+// the file began inside a comment. CUDA 11.8's and 13.0's do neither.
+//
 // One case differs on purpose: for a comment that ends the file without a
 // newline, fatbinary reads past its buffer and stores whatever byte it
 // finds (a \r or \n was seen); we store a newline.
 
 // MinifyPTX returns what fatbinary stores for the PTX text src, its NUL
 // terminator included.
-func MinifyPTX(src []byte) []byte {
+func MinifyPTX(src []byte) []byte { return minifyPTX(src, false) }
+
+// minifyPTX is MinifyPTX, or with cuda124 what CUDA 12.4's fatbinary
+// stores: it keeps the "//" of each comment (its text goes), and it drops
+// the first line, newline aside, as if the file began inside a comment.
+func minifyPTX(src []byte, cuda124 bool) []byte {
 	out := make([]byte, 0, len(src)+1)
 	prev := byte('x') // anything but white space: a file's first blank stays
 	inString := false
-	for i := 0; i < len(src); i++ {
+	i := 0
+	if cuda124 {
+		nl, end := byte('\n'), bytes.IndexAny(src, "\r\n")
+		if end < 0 {
+			end = len(src)
+		} else {
+			nl = src[end]
+		}
+		out = append(out, nl)
+		prev, i = nl, end+1
+	}
+	for ; i < len(src); i++ {
 		c := src[i]
 		switch {
 		case !inString && c == '/' && i+1 < len(src) && src[i+1] == '/':
@@ -42,8 +64,14 @@ func MinifyPTX(src []byte) []byte {
 				nl = src[i+end]
 			}
 			i += end
+			if cuda124 {
+				out = append(out, '/', '/')
+			}
 			out = append(out, nl)
 			prev = '/'
+			if cuda124 { // the newline counts: blanks after it go
+				prev = nl
+			}
 			continue
 		case c == ' ' || c == '\t':
 			if !isSpace(prev) {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+
+	"github.com/rules-offload/rules_offload/lib/cubin"
 )
 
 // Image is one entry to write: a cubin (KindELF) for sm_Arch, or PTX text
@@ -46,6 +48,12 @@ type WriteOptions struct {
 	NoCompress bool
 	// CompressAll compresses cubins too (--compress-all).
 	CompressAll bool
+	// Release is the CUDA release whose fatbinary to write as (default
+	// CUDA 11.8's).
+	Release Release
+	// CompressMode is CUDA 13's --compress-mode; "" is its default. Other
+	// releases have none.
+	CompressMode CompressMode
 }
 
 // Flag bits of an entry.
@@ -67,8 +75,8 @@ type ImageError struct {
 func (e *ImageError) Error() string { return fmt.Sprintf("nvfatbin: %s: %s", e.Name, e.Msg) }
 
 // Write returns the fat binary of images, in their order, byte for byte
-// what CUDA 11.8's `fatbinary --create` writes for the same images and
-// options.
+// what `fatbinary --create` of opt.Release writes for the same images and
+// options (but for ZSTD payloads: see compressZstd).
 func Write(images []Image, opt WriteOptions) ([]byte, error) {
 	var b bytes.Buffer
 	if err := WriteTo(&b, images, opt); err != nil {
@@ -162,39 +170,55 @@ func plan(im *Image, opt *WriteOptions) (planned, error) {
 	}
 	uncompressed := e.size
 	compressed := 0
-	if compresses(im.Kind, e.size, opt) {
+	if c := opt.compression(im.Kind, e.size); c != Stored {
 		if payload == nil {
 			if payload, err = readAll(im); err != nil {
 				return planned{}, err
 			}
 		}
-		if payload, err = Compress(payload); err != nil {
+		if payload, err = opt.compress(c, payload); err != nil {
 			return planned{}, &ImageError{im.Name, err.Error()}
 		}
 		e.data, e.size = payload, int64(len(payload))
 		compressed, flags = len(payload), flags|FlagCompressed
+		if c == Zstd {
+			flags ^= FlagCompressed | FlagZstd
+		}
 	} else if payload == nil {
 		e.stream = io.NewSectionReader(im.R, 0, im.Size)
 	}
 
 	// The header's tail: for PTX, the offset and size of the ptxas
 	// options; then the options and the identifier, each NUL-terminated
-	// and padded to 8.
+	// and padded to 8. CUDA 12.4 and 13 put the identifier first and store
+	// the options, empty or not; 12.4 stores the identifier even when
+	// empty, though without pointing to it.
 	h := make([]byte, entryHeaderSize)
 	le := binary.LittleEndian
+	ident := func() {
+		if opt.Ident != "" {
+			le.PutUint32(h[32:], uint32(len(h)))
+			le.PutUint32(h[36:], uint32(len(opt.Ident)))
+		}
+		if opt.Ident != "" || opt.Release == CUDA124 {
+			h = appendString(h, opt.Ident)
+		}
+	}
+	if opt.Release >= CUDA124 {
+		ident()
+	}
 	if im.Kind == KindPTX {
-		le.PutUint32(h[20:], entryHeaderSize)
+		at := len(h)
+		le.PutUint32(h[20:], uint32(at))
 		h = append(h, make([]byte, 8)...)
-		if opt.PTXASOptions != "" {
-			le.PutUint32(h[entryHeaderSize:], uint32(len(h)))
-			le.PutUint32(h[entryHeaderSize+4:], uint32(len(opt.PTXASOptions)))
+		if opt.PTXASOptions != "" || opt.Release >= CUDA124 {
+			le.PutUint32(h[at:], uint32(len(h)))
+			le.PutUint32(h[at+4:], uint32(len(opt.PTXASOptions)))
 			h = appendString(h, opt.PTXASOptions)
 		}
 	}
-	if opt.Ident != "" {
-		le.PutUint32(h[32:], uint32(len(h)))
-		le.PutUint32(h[36:], uint32(len(opt.Ident)))
-		h = appendString(h, opt.Ident)
+	if opt.Release < CUDA124 {
+		ident()
 	}
 	if len(h) > entryMax {
 		return planned{}, &ImageError{im.Name, fmt.Sprintf("identifier and ptxas options make a %d-byte entry header, over the %d a reader takes", len(h), entryMax)}
@@ -226,14 +250,6 @@ const LargeCubin = 10_000_000
 // (fatbinary compresses it; the difference is in docs/nvfatbin.md).
 const MaxCompressed = 64 << 20
 
-// compresses reports whether an image of kind and size is compressed.
-func compresses(kind Kind, size int64, opt *WriteOptions) bool {
-	if kind == KindELF && size > MaxCompressed {
-		return false
-	}
-	return opt.CompressAll || !opt.NoCompress && (kind == KindPTX || opt.Debug || kind == KindELF && size > LargeCubin)
-}
-
 // readAll reads a cubin given by a reader, to compress it.
 func readAll(im *Image) ([]byte, error) {
 	b := make([]byte, im.Size)
@@ -255,7 +271,7 @@ func prepare(im *Image, opt *WriteOptions) ([]byte, int, int, error) {
 		if err != nil {
 			return nil, 0, 0, &ImageError{im.Name, err.Error()}
 		}
-		return MinifyPTX(im.Data), major, minor, nil
+		return minifyPTX(im.Data, opt.Release == CUDA124), major, minor, nil
 	case KindELF:
 		head := im.Data
 		if head == nil && im.R != nil { // checkCubin reads the ELF header only
@@ -271,8 +287,9 @@ func prepare(im *Image, opt *WriteOptions) ([]byte, int, int, error) {
 }
 
 // checkCubin checks what fatbinary checks of a cubin, its ELF class and
-// that its architecture (the low byte of e_flags) is the profile's, and
-// returns its code version: EI_VERSION and EI_ABIVERSION.
+// that its SM (in e_flags, where its ELF ABI version puts it: see
+// lib/cubin) is the profile's, and returns its code version: EI_VERSION
+// and EI_ABIVERSION.
 func checkCubin(im *Image, b []byte, bits32 bool) (int, int, error) {
 	class, flagsAt := byte(2), 48 // ELFCLASS64
 	if bits32 {
@@ -284,8 +301,12 @@ func checkCubin(im *Image, b []byte, bits32 bool) (int, int, error) {
 	case b[4] != class:
 		return 0, 0, &ImageError{im.Name, fmt.Sprintf("elf not '%dbit'", map[byte]int{1: 32, 2: 64}[class])}
 	}
-	if arch := int(b[flagsAt]); arch != im.Arch {
-		return 0, 0, &ImageError{im.Name, fmt.Sprintf("elf arch '%d' does not match '%d'", arch, im.Arch)}
+	t, err := cubin.FromHeader(b)
+	if err != nil {
+		return 0, 0, &ImageError{im.Name, err.Error()}
+	}
+	if t.SM != im.Arch {
+		return 0, 0, &ImageError{im.Name, fmt.Sprintf("elf arch '%d' does not match '%d'", t.SM, im.Arch)}
 	}
 	return int(b[6]), int(b[8]), nil
 }

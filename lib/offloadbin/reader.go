@@ -140,6 +140,14 @@ func budgetErr(what string, off int64, err error) error {
 	return fmt.Errorf("offloadbin: %s offset %#x: %w", what, off, err)
 }
 
+// DeclaredSize adds up what the compressed binaries stored back to back
+// in the size bytes of r declare they inflate to, from their headers
+// alone, so that a caller reading several inputs on one budget can check
+// them all before it inflates the first (as ReadAll does for one).
+func DeclaredSize(r io.ReaderAt, size int64) uint64 {
+	return inflatedSizes(r, 0, size)
+}
+
 // inflatedSizes adds up the declared inflated sizes of the compressed
 // binaries in [off, end), walking headers only. It stops at the first
 // header it cannot read: the parse that follows stops there too.

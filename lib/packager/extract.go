@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rules-offload/rules_offload/lib/ar"
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
@@ -103,8 +105,11 @@ func PlanExtraction(input string, found []Found, images []string, archive bool) 
 //
 // The triple and arch come from the input file, which may be hostile, so
 // path separators in them become '_' and ".." becomes "__": the result is
-// always a plain file name in the working directory. LLVM uses them
-// verbatim; names only differ where LLVM would write outside the directory.
+// always a plain file name in the working directory. So do control
+// characters, other unprintable ones and bytes that are not UTF-8: an ESC
+// or a newline in a file name forges what a terminal, `ls` or a script
+// reading names line by line shows. LLVM uses them verbatim; names only
+// differ where LLVM would write outside the directory or such a name.
 func GeneratedName(input string, im *offloadbin.Image, idx int) string {
 	return llvmStem(input) + "-" + sanitize(im.Triple()) + "-" + sanitize(im.Arch()) +
 		"." + strconv.Itoa(idx) + "." + im.ImageKind.Ext()
@@ -112,7 +117,14 @@ func GeneratedName(input string, im *offloadbin.Image, idx int) string {
 
 var nameSanitizer = strings.NewReplacer("/", "_", "\\", "_", "..", "__")
 
-func sanitize(s string) string { return nameSanitizer.Replace(s) }
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			return '_'
+		}
+		return r
+	}, nameSanitizer.Replace(s))
+}
 
 // Write writes the plan's outputs in order, each atomically (see package
 // atomicfile). Images are read from their inputs as they are written.

@@ -158,6 +158,23 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+// Triples and arches that would put control characters, other
+// unprintable characters or bytes that are not UTF-8 into a file name (an
+// ESC that repaints the terminal, a newline that forges a line of `ls`)
+// have them replaced by '_'; printable UTF-8 and spaces stay, as in LLVM.
+func TestGeneratedNamePrintable(t *testing.T) {
+	for _, c := range []struct{ triple, arch, want string }{
+		{"amdgcn\x1b[2J\nforged", "gfx906", "in-amdgcn_[2J_forged-gfx906.0.o"},
+		{"t\x00\x7f\xff", "a\u202eb", "in-t___-a_b.0.o"},
+		{"spirv64 intel", "\u00e9", "in-spirv64 intel-\u00e9.0.o"},
+	} {
+		im := img(offloadbin.OffloadHIP, offloadbin.ImageObject, "triple", c.triple, "arch", c.arch)
+		if got := GeneratedName("dir/in.bin", im, 0); got != c.want {
+			t.Errorf("triple %q, arch %q: named %q, want %q", c.triple, c.arch, got, c.want)
+		}
+	}
+}
+
 func TestPlanExtraction(t *testing.T) {
 	found := []Found{
 		{Image: *img(offloadbin.OffloadOpenMP, offloadbin.ImageObject, "triple", "t", "arch", "a"), Source: "in.bin"},

@@ -2,10 +2,11 @@ package regcheck
 
 import (
 	"fmt"
-	"io"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/shown"
 )
 
 // Options say what the program declares.
@@ -17,37 +18,38 @@ type Options struct {
 	// Host lists the kernels the host program can launch (HostKernels);
 	// nil when unknown, which makes every unregistered kernel a problem.
 	Host map[string]bool
+	// MaxUncompressedSize bounds what the record's compressed images
+	// inflate to, together (0: budget.DefaultLimit); LimitHint says how the
+	// user raises it (budget.SetHint).
+	MaxUncompressedSize uint64
+	LimitHint           string
+	// TempDir is where large compressed images are inflated ("" for
+	// os.TempDir).
+	TempDir string
 }
 
-// Report is the outcome: a summary line per unit and the problems found.
-type Report struct {
-	Summary  []string
-	Problems []string
-	Notes    []string
-}
-
-// OK reports whether no problem was found.
-func (r *Report) OK() bool { return len(r.Problems) == 0 }
-
-// Write prints the report.
-func (r *Report) Write(w io.Writer) {
-	for _, s := range r.Summary {
-		fmt.Fprintln(w, s)
-	}
-	for _, s := range r.Notes {
-		fmt.Fprintln(w, "note:", s)
-	}
-	for _, s := range r.Problems {
-		fmt.Fprintln(w, "error:", s)
-	}
-}
-
-// Check checks every unit of the record.
+// Check checks every unit of the record. What its compressed images
+// declare they inflate to is checked against one budget before any is
+// inflated.
 func Check(rec *Record, opt Options) (*Report, error) {
+	rec.budget, rec.tempDir = budget.New(opt.MaxUncompressedSize), opt.TempDir
+	rec.budget.SetHint(opt.LimitHint)
+	sum := uint64(0)
+	for _, u := range rec.Units {
+		for _, b := range u.Blobs {
+			// Clamped: more than any budget, and no wrap-around.
+			sum = min(sum+min(declared(u.Kind, rec.Open(b)), 1<<62), 1<<62)
+		}
+	}
+	if err := rec.budget.Check(sum); err != nil {
+		return nil, fmt.Errorf("the record's compressed images: %w", err)
+	}
 	rep := &Report{}
 	if len(rec.Units) == 0 {
-		rep.Problems = append(rep.Problems, "the program registers no fat binary: no offload library's registration "+
-			"constructor ran (are the offload libraries among the binary's deps?)")
+		rep.problem(func() string {
+			return "the program registers no fat binary: no offload library's registration " +
+				"constructor ran (are the offload libraries among the binary's deps?)"
+		})
 	}
 	for _, u := range rec.Units {
 		imgs, err := rec.Images(u)
@@ -60,7 +62,7 @@ func Check(rec *Record, opt Options) (*Report, error) {
 }
 
 func unitName(u *Unit) string {
-	return fmt.Sprintf("%s fat binary #%d", u.Kind, u.Handle)
+	return fmt.Sprintf("%s fat binary #%d", shown.Name(u.Kind), u.Handle)
 }
 
 func checkUnit(rep *Report, u *Unit, imgs []*Image, opt Options) {
@@ -72,51 +74,82 @@ func checkUnit(rep *Report, u *Unit, imgs []*Image, opt Options) {
 		targets[i] = im.Target
 	}
 	rep.Summary = append(rep.Summary, fmt.Sprintf("%s: %s; %d kernels, %d variables registered",
-		unitName(u), strings.Join(targets, ", "), len(u.Functions), len(u.Vars)))
+		unitName(u), named(targets), len(u.Functions), len(u.Vars)))
 	checkTargets(rep, u, targets, opt.Targets[u.Kind])
-	checkRegistered(rep, u, imgs, u.Functions, "kernel")
-	checkRegistered(rep, u, imgs, u.Vars, "variable")
+	firsts := distinct(imgs)
+	checkRegistered(rep, u, imgs, firsts, u.Functions, "kernel")
+	checkRegistered(rep, u, imgs, firsts, u.Vars, "variable")
+	checkUnregistered(rep, u, imgs, firsts, opt)
+}
+
+// distinct returns the first image of each payload, in image order: the
+// images read from bytes no image before them was read from.
+func distinct(imgs []*Image) []*Image {
+	seen := map[*payload]bool{}
+	var out []*Image
+	for _, im := range imgs {
+		if !seen[im.payload] {
+			seen[im.payload] = true
+			out = append(out, im)
+		}
+	}
+	return out
+}
+
+// checkUnregistered reports the kernels of images that no registration
+// names: problems, or notes where the host program cannot launch them.
+func checkUnregistered(rep *Report, u *Unit, imgs, firsts []*Image, opt Options) {
 	registered := map[string]bool{}
 	for _, k := range u.Functions {
 		registered[k] = true
 	}
-	// Per kernel the images that hold it unregistered, in image order.
+	// Per kernel the payloads that hold it unregistered, in image order.
 	var names []string
-	in := map[string][]*Image{}
-	for _, im := range imgs {
+	in := map[string]map[*payload]bool{}
+	for _, im := range firsts {
 		for _, k := range im.Kernels {
 			if registered[k] {
 				continue
 			}
 			if in[k] == nil {
 				names = append(names, k)
+				in[k] = map[*payload]bool{}
 			}
-			in[k] = append(in[k], im)
+			in[k][im.payload] = true
 		}
 	}
+	// The images that hold k, for the lines that are listed.
+	holding := func(k string) string {
+		var with []*Image
+		for _, im := range imgs {
+			if in[k][im.payload] {
+				with = append(with, im)
+			}
+		}
+		return imageList(with)
+	}
+	var regs *nameIndex // of the registered kernels, made on first use
 	for _, k := range names {
 		if opt.Host != nil && !opt.Host[k] {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("kernel %s of the %s (%s) is not registered: no host code refers to it, "+
-				"so device code instantiated it (e.g. a Thrust algorithm's device-side path); only device code can launch it",
-				k, imageList(in[k]), unitName(u)))
+			rep.note(func() string {
+				return fmt.Sprintf("kernel %s of the %s (%s) is not registered: no host code refers to it, "+
+					"so device code instantiated it (e.g. a Thrust algorithm's device-side path); only device code can launch it",
+					shown.Name(k), holding(k), unitName(u))
+			})
 			continue
 		}
 		why := "the host program has a launch stub for it, but no registration call names it"
 		if opt.Host == nil {
 			why = "the host compile does not see it (defined only for the device, or named differently there), or its registration call is missing"
 		}
-		rep.Problems = append(rep.Problems, fmt.Sprintf("kernel %s of the %s (%s) is registered by no host code: %s%s",
-			k, imageList(in[k]), unitName(u), why, renamedFrom(k, u.Functions)))
+		rep.problem(func() string {
+			if regs == nil {
+				regs = newIndex(u.Functions)
+			}
+			return fmt.Sprintf("kernel %s of the %s (%s) is registered by no host code: %s%s",
+				shown.Name(k), holding(k), unitName(u), why, renamedFrom(k, regs))
+		})
 	}
-}
-
-// imageList names images: "sm_70 cubin, compute_90 PTX".
-func imageList(imgs []*Image) string {
-	s := make([]string, len(imgs))
-	for i, im := range imgs {
-		s[i] = im.Target + " " + im.Format
-	}
-	return strings.Join(s, ", ")
 }
 
 // targetOfArch names an image that carries no target (an OpenMP image
@@ -126,8 +159,10 @@ func targetOfArch(rep *Report, u *Unit, im *Image, declared [][]string) string {
 	for _, d := range declared {
 		for _, t := range d {
 			if im.Arch != "" && strings.HasPrefix(t, im.Arch+"-") {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: an image without a target string, a %s %s: taken as %s",
-					unitName(u), im.Arch, im.Format, t))
+				rep.note(func() string {
+					return fmt.Sprintf("%s: an image without a target string, a %s %s: taken as %s",
+						unitName(u), im.Arch, im.Format, shown.Name(t))
+				})
 				return t
 			}
 		}
@@ -152,33 +187,49 @@ func checkTargets(rep *Report, u *Unit, got []string, declared [][]string) {
 			best = d
 		}
 	}
-	missing, extra := diff(best, g), diff(g, best)
-	msg := fmt.Sprintf("%s holds %s, not the declared targets %s", unitName(u), list(g), list(sorted(best)))
-	if len(missing) > 0 {
-		msg += fmt.Sprintf("; missing: %s (a GPU of that architecture finds no image: \"invalid device function\" or \"no kernel image is available\")", list(missing))
-	}
-	if len(extra) > 0 {
-		msg += fmt.Sprintf("; not declared: %s", list(extra))
-	}
-	rep.Problems = append(rep.Problems, msg)
+	rep.problem(func() string {
+		missing, extra := diff(best, g), diff(g, best)
+		msg := fmt.Sprintf("%s holds %s, not the declared targets %s", unitName(u), named(g), named(sorted(best)))
+		if len(missing) > 0 {
+			msg += fmt.Sprintf("; missing: %s (a GPU of that architecture finds no image: \"invalid device function\" or \"no kernel image is available\")", named(missing))
+		}
+		if len(extra) > 0 {
+			msg += fmt.Sprintf("; not declared: %s", named(extra))
+		}
+		return msg
+	})
 }
 
 // checkRegistered reports registered names that images lack, one
-// problem per name.
-func checkRegistered(rep *Report, u *Unit, imgs []*Image, names []string, what string) {
+// problem per name. Whether any image lacks a name is counted per
+// payload, over the payloads' names, not per name over the images.
+func checkRegistered(rep *Report, u *Unit, imgs, firsts []*Image, names []string, what string) {
+	wanted := map[string]int{} // registered name -> the payloads that have it
 	for _, n := range names {
-		var lacking []*Image
-		for _, im := range imgs {
-			if !im.Symbols[n] {
-				lacking = append(lacking, im)
+		wanted[n] = 0
+	}
+	for _, im := range firsts {
+		for s := range im.Symbols {
+			if n, ok := wanted[s]; ok {
+				wanted[s] = n + 1
 			}
 		}
-		if len(lacking) == 0 {
+	}
+	for _, n := range names {
+		if wanted[n] == len(firsts) {
 			continue
 		}
-		rep.Problems = append(rep.Problems, fmt.Sprintf("%s %s is registered by the host half but is not in the %s (%s): "+
-			"on such a device %s; likely cause: %s",
-			what, n, imageList(lacking), unitName(u), failure[u.Kind], likelyCause(n, lacking)))
+		rep.problem(func() string {
+			var lacking []*Image
+			for _, im := range imgs {
+				if !im.Symbols[n] {
+					lacking = append(lacking, im)
+				}
+			}
+			return fmt.Sprintf("%s %s is registered by the host half but is not in the %s (%s): "+
+				"on such a device %s; likely cause: %s",
+				what, shown.Name(n), imageList(lacking), unitName(u), failure[u.Kind], likelyCause(n, lacking))
+		})
 	}
 }
 
@@ -189,89 +240,58 @@ var failure = map[string]string{
 	"openmp": "libomptarget fails to load the image (\"Failed to load global\" or \"function\")",
 }
 
-// archList finds CUB's and Thrust's inline namespaces, which name the
-// __CUDA_ARCH_LIST__ they were compiled with, with the length that
-// precedes them in a mangled name: 21CUB_101702_700_900_NS.
-var archList = regexp.MustCompile(`\d*(CUB|THRUST)_(\d+)_((?:\d+_)*\d+)_NS`)
-
 // likelyCause explains a registered name missing from images.
 func likelyCause(name string, imgs []*Image) string {
-	if m := archList.FindStringSubmatch(name); m != nil {
+	if bare, list, ok := cubName(name); ok {
 		var per []string
 		for _, im := range imgs {
-			if l := archListIn(name, im); l != "" {
-				per = append(per, fmt.Sprintf("%s in the %s image", l, im.Target))
+			if k, ok := im.kernelIndex().bare[bare]; ok {
+				per = append(per, fmt.Sprintf("%s in the %s image", k.list, shown.Name(im.Target)))
 			}
 		}
 		if len(per) > 0 {
 			return fmt.Sprintf("CUB/Thrust kernel named after __CUDA_ARCH_LIST__ %s in the host half, %s "+
 				"(the device compiles saw another __CUDA_ARCH_LIST__ than the host compile; every device compile "+
-				"needs the library's whole target list)", m[3], strings.Join(per, ", "))
+				"needs the library's whole target list)", list, joinCapped(per))
 		}
 	}
+	tried := map[*payload]bool{}
 	for _, im := range imgs {
-		if k := similar(name, im.Kernels); k != "" {
+		if tried[im.payload] {
+			continue
+		}
+		tried[im.payload] = true
+		if k := im.kernelIndex().similar(name); k != "" {
 			return fmt.Sprintf("the %s compile named it %s (a macro such as __CUDA_ARCH__ or "+
-				"__HIP_DEVICE_COMPILE__ that differs between host and device compiles)", im.Target, k)
+				"__HIP_DEVICE_COMPILE__ that differs between host and device compiles)", shown.Name(im.Target), shown.Name(k))
 		}
 	}
 	return "the device compile left it out (#if on __CUDA_ARCH__ or __HIP_DEVICE_COMPILE__), " +
 		"or the fat binary comes from other sources than the host code"
 }
 
-// archListIn returns the __CUDA_ARCH_LIST__ of an image's kernel that is
-// name but for its CUB/Thrust namespace, or "".
-func archListIn(name string, im *Image) string {
-	bare := archList.ReplaceAllString(name, "")
-	for _, k := range im.Kernels {
-		if n := archList.FindStringSubmatch(k); n != nil && archList.ReplaceAllString(k, "") == bare {
-			return n[3]
+// joinCapped joins the first maxNamed of parts, already printable, and
+// counts the rest.
+func joinCapped(parts []string) string {
+	if len(parts) <= maxNamed {
+		return strings.Join(parts, ", ")
+	}
+	return strings.Join(parts[:maxNamed], ", ") + fmt.Sprintf(" and %d more", len(parts)-maxNamed)
+}
+
+// renamedFrom names a registered kernel that k looks like a renaming of;
+// regs indexes the registered kernels.
+func renamedFrom(k string, regs *nameIndex) string {
+	if bare, list, ok := cubName(k); ok {
+		if r, ok := regs.bare[bare]; ok {
+			return fmt.Sprintf(" (registered as %s: CUB/Thrust kernel named after __CUDA_ARCH_LIST__ %s in the host half, %s here)",
+				shown.Name(r.name), r.list, list)
 		}
+	}
+	if r := regs.similar(k); r != "" {
+		return fmt.Sprintf(" (registered instead: %s)", shown.Name(r))
 	}
 	return ""
-}
-
-// renamedFrom names a registered kernel that k looks like a renaming of.
-func renamedFrom(k string, registered []string) string {
-	if n := archList.FindStringSubmatch(k); n != nil {
-		bare := archList.ReplaceAllString(k, "")
-		for _, r := range registered {
-			if m := archList.FindStringSubmatch(r); m != nil && archList.ReplaceAllString(r, "") == bare {
-				return fmt.Sprintf(" (registered as %s: CUB/Thrust kernel named after __CUDA_ARCH_LIST__ %s in the host half, %s here)", r, m[3], n[3])
-			}
-		}
-	}
-	if r := similar(k, registered); r != "" {
-		return fmt.Sprintf(" (registered instead: %s)", r)
-	}
-	return ""
-}
-
-// similar returns the name in names that shares the longest common
-// prefix with name, if that is at least half of name and most of it.
-func similar(name string, names []string) string {
-	best, bestLen := "", 0
-	for _, n := range names {
-		if n == name {
-			continue
-		}
-		p := commonPrefix(n, name)
-		if p > bestLen {
-			best, bestLen = n, p
-		}
-	}
-	if bestLen*2 < len(name) || bestLen < 4 {
-		return ""
-	}
-	return best
-}
-
-func commonPrefix(a, b string) int {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	return i
 }
 
 func sorted(s []string) []string {
@@ -295,11 +315,4 @@ func diff(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-func list(s []string) string {
-	if len(s) == 0 {
-		return "nothing"
-	}
-	return strings.Join(s, ", ")
 }

@@ -167,7 +167,7 @@ func namesRecord(t *testing.T, path string) ([]byte, map[string]bool) {
 		}
 	}
 	flush()
-	return out.Bytes(), host
+	return withEnd(out.Bytes()), host
 }
 
 // fakePTX declares kernels as entries and symbols as globals.

@@ -28,7 +28,11 @@ func HostKernels(r io.ReaderAt, size int64) (map[string]bool, error) {
 	}
 	out := map[string]bool{}
 	for _, s := range syms {
-		if s.Type != elf.STT_FUNC && s.Type != elf.STT_OBJECT {
+		// A kernel name is one line of the record, so a longer name is no
+		// kernel the record can register; skipping it keeps this work
+		// proportional to the input, where a hostile host names thousands
+		// of symbols by one long string (each a hash over its length).
+		if s.Type != elf.STT_FUNC && s.Type != elf.STT_OBJECT || len(s.Name) > maxLine {
 			continue
 		}
 		out[s.Name] = true

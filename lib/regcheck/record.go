@@ -10,10 +10,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/budget"
 )
 
-// Magic is the record's first line.
-const Magic = "offload-registration-record 1"
+// Magic is the record's first line. Version 2 ends with an end line
+// (see Parse); version 1 had none.
+const Magic = "offload-registration-record 2"
 
 // maxLine bounds one line of the record: a kernel's mangled name.
 const maxLine = 64 << 10
@@ -42,6 +45,10 @@ type Blob struct {
 type Record struct {
 	Units []*Unit
 	r     io.ReaderAt
+	// budget bounds what the record's images inflate to, together; tempDir
+	// is where large ones are inflated (Check sets both from Options).
+	budget  *budget.Budget
+	tempDir string
 }
 
 // FormatError says where a record is malformed.
@@ -79,11 +86,19 @@ func (c *counter) line() (string, error) {
 
 // Parse reads a record of size bytes from r. Blobs are not read, only
 // skipped: their sizes are checked against the record's size.
+//
+// The record must end with "end <count>", count being its lines between
+// the first and that one, and nothing may follow: the recorder writes it
+// last, so a record without it is one whose program stopped before it
+// finished (a crash, a full disk), cut perhaps between two units, where
+// what is there would look whole.
 func Parse(r io.ReaderAt, size int64) (*Record, error) {
 	c := &counter{br: bufio.NewReader(io.NewSectionReader(r, 0, size))}
 	rec := &Record{r: r}
 	units := map[int]*Unit{}
-	for n := 1; ; n++ {
+	entries, ended := 0, false
+	n := 1
+	for ; ; n++ {
 		line, err := c.line()
 		if err == io.EOF && line == "" {
 			break
@@ -91,12 +106,29 @@ func Parse(r io.ReaderAt, size int64) (*Record, error) {
 		if err != nil && err != io.EOF {
 			return nil, &FormatError{n, err.Error()}
 		}
+		if ended {
+			return nil, &FormatError{n, "data after the end line"}
+		}
 		if n == 1 {
+			if line == magicV1 {
+				return nil, &FormatError{n, "a record of version 1, without an end line: written by an older recorder; record it again"}
+			}
 			if line != Magic {
 				return nil, &FormatError{n, fmt.Sprintf("not a registration record (want %q)", Magic)}
 			}
 			continue
 		}
+		if count, ok := strings.CutPrefix(line, "end "); ok {
+			if err == io.EOF {
+				return nil, &FormatError{n, "the end line is cut short"}
+			}
+			if count != strconv.Itoa(entries) {
+				return nil, &FormatError{n, fmt.Sprintf("the end line counts %q lines, the record has %d", count, entries)}
+			}
+			ended = true
+			continue
+		}
+		entries++
 		f := strings.SplitN(line, " ", 3)
 		if len(f) < 3 {
 			return nil, &FormatError{n, fmt.Sprintf("want <what> <handle> ..., got %q", line)}
@@ -124,8 +156,14 @@ func Parse(r io.ReaderAt, size int64) (*Record, error) {
 			return nil, &FormatError{n, fmt.Sprintf("unknown line %q", f[0])}
 		}
 	}
+	if !ended {
+		return nil, &FormatError{n, "the record has no end line: the program that wrote it stopped before it finished (a crash, a full disk?)"}
+	}
 	return rec, nil
 }
+
+// magicV1 is the first line of records before the end line.
+const magicV1 = "offload-registration-record 1"
 
 // blob reads "<kind> <magic> <size>" after "fatbin <handle>" and skips the
 // bytes that follow.
@@ -145,7 +183,7 @@ func (rec *Record) blob(c *counter, units map[int]*Unit, rest string, h int, siz
 		units[h] = u
 		rec.Units = append(rec.Units, u)
 	} else if u.Kind != f[0] {
-		return fmt.Errorf("handle %d is %s and %s", h, u.Kind, f[0])
+		return fmt.Errorf("handle %d is %q and %q", h, u.Kind, f[0])
 	}
 	u.Blobs = append(u.Blobs, Blob{Magic: uint32(magic), Offset: c.off, Size: n})
 	if _, err := c.br.Discard(int(n)); err != nil {
@@ -157,6 +195,15 @@ func (rec *Record) blob(c *counter, units map[int]*Unit, rest string, h int, siz
 	}
 	c.off++
 	return nil
+}
+
+// inflation is the record's budget: budget.DefaultLimit until Check sets
+// one.
+func (rec *Record) inflation() *budget.Budget {
+	if rec.budget == nil {
+		rec.budget = budget.New(0)
+	}
+	return rec.budget
 }
 
 // Open returns a reader over a blob's bytes.

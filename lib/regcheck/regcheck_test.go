@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 )
 
@@ -127,7 +128,7 @@ func removeLine(t *testing.T, b []byte, line string) []byte {
 	if i < 0 {
 		t.Fatalf("no line %q", line)
 	}
-	return append(append([]byte(nil), b[:i+1]...), b[i+len(line)+2:]...)
+	return withEnd(append(append([]byte(nil), b[:i+1]...), b[i+len(line)+2:]...))
 }
 
 // A registration call removed: the image has the kernel and the host a
@@ -182,7 +183,7 @@ func TestThrustFixed(t *testing.T) {
 }
 
 func TestNothingRegistered(t *testing.T) {
-	wantProblems(t, check(t, []byte(Magic+"\n"), Options{}), "registers no fat binary")
+	wantProblems(t, check(t, []byte(Magic+"\nend 0\n"), Options{}), "registers no fat binary")
 }
 
 func TestKernelOfStub(t *testing.T) {
@@ -204,12 +205,12 @@ func TestParseRejects(t *testing.T) {
 	for name, b := range map[string][]byte{
 		"not a record":       []byte("hello\n"),
 		"truncated fatbin":   good[:len(good)/2],
-		"size past the end":  []byte(Magic + "\nfatbin 0 cuda 0x466243b1 99999\nxx\n"),
-		"no newline after":   []byte(Magic + "\nfatbin 0 cuda 0x466243b1 2\nxxy"),
-		"name before fatbin": []byte(Magic + "\nfunction 0 K\n"),
-		"bad handle":         []byte(Magic + "\nfunction -1 K\n"),
-		"unknown line":       []byte(Magic + "\nkernel 0 K\n"),
-		"two kinds":          []byte(Magic + "\nfatbin 0 cuda 0 0\n\nfatbin 0 hip 0 0\n\n"),
+		"size past the end":  []byte(Magic + "\nfatbin 0 cuda 0x466243b1 99999\nxx\nend 1\n"),
+		"no newline after":   []byte(Magic + "\nfatbin 0 cuda 0x466243b1 2\nxxyend 1\n"),
+		"name before fatbin": []byte(Magic + "\nfunction 0 K\nend 1\n"),
+		"bad handle":         []byte(Magic + "\nfunction -1 K\nend 1\n"),
+		"unknown line":       []byte(Magic + "\nkernel 0 K\nend 1\n"),
+		"two kinds":          []byte(Magic + "\nfatbin 0 cuda 0 0\n\nfatbin 0 hip 0 0\n\nend 2\n"),
 		"long line":          append([]byte(Magic+"\nfunction 0 "), bytes.Repeat([]byte("a"), maxLine+1)...),
 	} {
 		if _, err := Parse(bytes.NewReader(b), int64(len(b))); err == nil {
@@ -220,7 +221,7 @@ func TestParseRejects(t *testing.T) {
 
 // Images that are not what their kind says fail with the unit named.
 func TestBadImages(t *testing.T) {
-	b := []byte(Magic + "\nfatbin 0 cuda 0x466243b1 4\njunk\n")
+	b := []byte(Magic + "\nfatbin 0 cuda 0x466243b1 4\njunk\nend 1\n")
 	if _, err := Check(mustParse(t, b), Options{}); err == nil || !strings.Contains(err.Error(), "cuda fat binary 0") {
 		t.Errorf("err = %v", err)
 	}
@@ -238,14 +239,24 @@ func FuzzCheck(f *testing.F) {
 		f.Fatal(err)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\nfatbin 0 cuda 0x466243b1 %d\n%s\nfunction 0 K\nvar 0 v\n", Magic, len(fb), fb)
+	fmt.Fprintf(&b, "%s\nfatbin 0 cuda 0x466243b1 %d\n%s\nfunction 0 K\nvar 0 v\nend 3\n", Magic, len(fb), fb)
 	f.Add(b.Bytes())
-	f.Add([]byte(Magic + "\nfatbin 0 hip 0x48495046 24\n__CLANG_OFFLOAD_BUNDLE__\nfunction 0 K\n"))
+	f.Add([]byte(Magic + "\nfatbin 0 hip 0x48495046 24\n__CLANG_OFFLOAD_BUNDLE__\nfunction 0 K\nend 2\n"))
+	// Entries sharing a payload: a bundle's, an OffloadBinary's; and a
+	// compressed OffloadBinary.
+	obj := withMachine(fakeCubin(0, nil, []string{"K.kd"}), 224)
+	ids := []string{"hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a"}
+	off := hostile.BundleHeaderSize(ids)
+	f.Add(record(unit{"hip", [][]byte{hostile.Bundle([]hostile.BundleEntry{{ID: ids[0], Offset: off, Size: uint64(len(obj))}, {ID: ids[1], Offset: off, Size: uint64(len(obj))}}, obj)}, []string{"function K"}}))
+	f.Add(record(unit{"openmp", [][]byte{sharedOffloadBinary(2, ompImage("__omp_offloading_1_k"))}, []string{"function __omp_offloading_1_k"}}))
+	f.Add(record(unit{"openmp", [][]byte{compressedOffloadBinary(ompImage("__omp_offloading_1_k"), 64)}, []string{"function __omp_offloading_1_k"}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rec, err := Parse(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			return
 		}
-		_, _ = Check(rec, Options{Targets: map[string][][]string{"cuda": {{"sm_70"}}}, Host: map[string]bool{}})
+		// A small budget: the fuzzer finds bombs quickly, and the
+		// budget's refusal is tested elsewhere.
+		_, _ = Check(rec, Options{Targets: map[string][][]string{"cuda": {{"sm_70"}}}, Host: map[string]bool{}, MaxUncompressedSize: 64 << 20})
 	})
 }

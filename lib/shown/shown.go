@@ -40,3 +40,22 @@ func validAt(s string, i int) bool {
 	_, n := utf8.DecodeRuneInString(s[i:])
 	return n == 3
 }
+
+// MaxBrief is the most bytes of a name that Brief shows.
+const MaxBrief = 4096
+
+// Brief is Name for listings of one line per member, section or entry: a
+// name longer than MaxBrief bytes is cut there, shown quoted (so the cut
+// cannot be mistaken for the name's end) and followed by its length. Any
+// number of members may name one long string; a listing then stays
+// proportional to what it lists, not to the names' lengths.
+func Brief(s string) string {
+	if len(s) <= MaxBrief {
+		return Name(s)
+	}
+	cut := MaxBrief
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+}

@@ -1,6 +1,9 @@
 package shown
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestName(t *testing.T) {
 	for in, want := range map[string]string{
@@ -17,6 +20,22 @@ func TestName(t *testing.T) {
 	} {
 		if got := Name(in); got != want {
 			t.Errorf("Name(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// A long name is cut at MaxBrief bytes, back to a rune's start, quoted,
+// with its length after; shorter ones are shown as Name shows them.
+func TestBrief(t *testing.T) {
+	long := strings.Repeat("A", MaxBrief-1) + "ü" + strings.Repeat("B", 10)
+	for in, want := range map[string]string{
+		"x\nforged":                     `"x\nforged"`,
+		strings.Repeat("A", MaxBrief):   strings.Repeat("A", MaxBrief),
+		strings.Repeat("A", MaxBrief+1): `"` + strings.Repeat("A", MaxBrief) + `"... (4097 bytes)`,
+		long:                            `"` + strings.Repeat("A", MaxBrief-1) + `"... (4107 bytes)`,
+	} {
+		if got := Brief(in); got != want {
+			t.Errorf("Brief(%d bytes) = %.40q... (%d bytes), want %.40q... (%d bytes)", len(in), got, len(got), want, len(want))
 		}
 	}
 }

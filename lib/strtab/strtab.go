@@ -1,9 +1,13 @@
 // Package strtab lays out string tables as LLVM's StringTableBuilder does
-// in ELF mode with optimisation: a leading NUL, the strings sorted by their
-// reversed bytes (descending), each string that is the tail of the one
-// written before it sharing that one's bytes. ELF string tables that
-// clang, llvm-objcopy and llvm-offload-binary write are laid out this way,
-// so writing the same strings this way gives the same bytes.
+// (Build), and reads tables held whole without copying their strings
+// (Table).
+//
+// Build lays them out as LLVM's StringTableBuilder does in ELF mode with
+// optimisation: a leading NUL, the strings sorted by their reversed bytes
+// (descending), each string that is the tail of the one written before it
+// sharing that one's bytes. ELF string tables that clang, llvm-objcopy and
+// llvm-offload-binary write are laid out this way, so writing the same
+// strings this way gives the same bytes.
 package strtab
 
 import (

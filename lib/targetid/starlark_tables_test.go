@@ -106,7 +106,7 @@ func starlarkFeatures(features int) string {
 
 func starlarkProcessors(t *testing.T) []byte {
 	var b bytes.Buffer
-	b.WriteString(`"""Processor tables of LLVM 22.1.8, the data behind target validation.
+	b.WriteString(`"""Processor tables of LLVM 22.1.8 and the names LLVM 23 added, the data behind target validation.
 
 Generated from lib/targetid (processors.go) by go generate ./lib/targetid;
 do not edit. TestStarlarkTables there fails when this file is stale.
@@ -121,6 +121,22 @@ OFFLOAD_ARCHS = [
 		fmt.Fprintf(&b, "    %q,\n", a)
 	}
 	b.WriteString(`]
+
+# NVIDIA names clang::OffloadArch gained after LLVM 22 -> the first LLVM
+# major that has them (the family targets sm_XYf, LLVM 23). Targets, not
+# bundle entry IDs: the bundler's table above stays LLVM 22's, and a
+# toolchain whose clang is older fails at analysis
+# (rules/private/sdk_check.bzl). LLVM 23's new AMD processors (gfx1170, ...)
+# are not targets yet: a HIP bundle names its processor, and the bundler
+# here keeps only LLVM 22's.
+OFFLOAD_ARCHS_SINCE = {
+`)
+	for _, a := range llvm23Archs {
+		if strings.HasPrefix(a.name, "sm_") {
+			fmt.Fprintf(&b, "    %q: %d,\n", a.name, OffloadArchSince(a.name))
+		}
+	}
+	b.WriteString(`}
 
 # AMDGCNGPUs of llvm/lib/TargetParser/TargetParser.cpp: name -> (canonical
 # name, target-ID features the processor supports). Alternative names such as

@@ -4,7 +4,7 @@
 # files of the offload compiles (one argument a line, the driver last).
 #
 #   bazel run //:compile_commands            # into the workspace
-#   bazel run //:compile_commands -- DIR     # into DIR
+#   bazel run //:compile_commands -- DIR     # into DIR (relative: to where bazel run was started)
 #
 # Entries' directory is the workspace, where sources and `-iquote .` resolve;
 # paths under bazel-out/ and external/ (generated headers, SDKs, external
@@ -19,6 +19,12 @@ if [ -z "$out_dir" ] || [ -z "$workspace" ]; then
   echo "offload_compile_commands: run me with bazel run" >&2
   exit 2
 fi
+# bazel run starts this in its runfiles tree: a relative DIR means the
+# directory the user ran bazel in, as any command's relative path does.
+case $out_dir in
+/*) ;;
+*) out_dir=${BUILD_WORKING_DIRECTORY:-$workspace}/$out_dir ;;
+esac
 mapfile -t commands <"$manifest"
 execroot=""
 if [ ${#commands[@]} -gt 0 ]; then
@@ -35,14 +41,28 @@ trap 'rm -f "$tmp"' EXIT
 {
   echo "["
   if [ ${#commands[@]} -gt 0 ]; then
-    awk -v execroot="$execroot" -v workspace="$workspace" '
+    # The paths come through the environment: awk -v would read escapes
+    # in them. LC_ALL=C: bytes, whatever the user's locale.
+    execroot="$execroot" workspace="$workspace" LC_ALL=C awk '
+      BEGIN {
+        execroot = ENVIRON["execroot"]; workspace = ENVIRON["workspace"]
+        # JSON strings may not hold control characters raw: \u00XX each.
+        for (i = 1; i < 32; i++) { c = sprintf("%c", i); ctl = ctl c; esc[c] = sprintf("\\u%04x", i) }
+        ctl = "[" ctl "]"
+      }
       # Literal replacement (gsub would read backslashes in "to").
       function rep(s, from, to,   out, i) {
         out = ""
         while ((i = index(s, from)) > 0) { out = out substr(s, 1, i - 1) to; s = substr(s, i + length(from)) }
         return out s
       }
-      function json(s) { return "\"" rep(rep(rep(s, "\\", "\\\\"), "\"", "\\\""), "\t", "\\t") "\"" }
+      function controls(s,   out, i, c) {
+        if (s !~ ctl) return s
+        out = ""
+        for (i = 1; i <= length(s); i++) { c = substr(s, i, 1); out = out (c in esc ? esc[c] : c) }
+        return out
+      }
+      function json(s) { return "\"" controls(rep(rep(s, "\\", "\\\\"), "\"", "\\\"")) "\"" }
       function under_execroot(p) { return p ~ /^(bazel-out|external)\// }
       function rewrite(a,   pre, rest) {
         if (under_execroot(a)) return execroot "/" a

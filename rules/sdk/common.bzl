@@ -128,6 +128,32 @@ def first_existing(rctx, paths):
             return p
     return None
 
+def find_shared_library(rctx, dirs, name):
+    """A shared library by its link-time name, or by a versioned name where only those exist.
+
+    NVIDIA's pip wheels ship lib/libcublas.so.12 without the libcublas.so
+    link a toolkit has; the shortest versioned name (the soname's) stands in.
+
+    Args:
+      rctx: repository_ctx.
+      dirs: directories searched in order.
+      name: "libcublas.so".
+
+    Returns:
+      path string or None.
+    """
+    for d in dirs:
+        if exists(rctx, d + "/" + name):
+            return d + "/" + name
+    for d in dirs:
+        versioned = [f for f in list_dir(rctx, d) if f.startswith(name + ".") and f[len(name) + 1:][:1].isdigit()]
+        if versioned:
+            return d + "/" + sorted(versioned, key = _by_length)[0]
+    return None
+
+def _by_length(s):
+    return (len(s), s)
+
 def list_dir(rctx, path):
     """Base names in a directory.
 

@@ -1,9 +1,10 @@
 """offload_cuda_repository: CUDA headers, libdevice, ptxas, fatbinary, nvlink and cudart."""
 
 load("//rules/private:providers.bzl", "OffloadCudaInfo")
-load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "first_existing", "link", "link_shared_library", "no_workspace_attrs", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "words", "write_not_found", "write_repository")
+load(":common.bzl", "ARCHIVE_ATTRS", "define_value", "exists", "find_shared_library", "first_existing", "link", "link_shared_library", "list_dir", "no_workspace_attrs", "realpath", "rules_offload_defs", "sdk_root", "starlark_list", "words", "write_not_found", "write_repository")
 load(":cuda_libraries.bzl", "CCCL_DEBIAN_PACKAGES", "CUDA_LIBRARIES", "CUFFT_STATIC_ERROR", "cuda_header_excludes")
 load(":libraries.bzl", "all_missing", "library_loads", "library_targets", "missing_text")
+load(":pip.bzl", "PIP_ATTRS", "pip_package", "pip_tree", "wants_pip")
 load(":redist.bzl", "REDIST_ATTRS", "fetch_redist", "wants_redist")
 
 _CANDIDATES = ["/usr/local/cuda", "/usr/lib/cuda"]
@@ -19,6 +20,45 @@ _DEBIAN_HEADER_PACKAGES = ["nvidia-cuda-dev"] + CCCL_DEBIAN_PACKAGES
 def _is_cuda(rctx, root):
     return exists(rctx, root + "/include/cuda.h")
 
+def _is_dir(rctx, path):
+    # Bazel 4.2's path has no is_dir.
+    return rctx.execute(["test", "-d", path]).return_code == 0
+
+def _link_include(rctx, include):
+    """include/ of a toolkit tree, with CUDA 13's include/cccl/* beside the rest.
+
+    CUDA 13 moved Thrust, CUB, libcu++ and nv/ into include/cccl, and nvcc
+    adds -isystem include/cccl to every compile; clang does not. Linked at
+    include/, they are where CUDA 12 had them: found by the toolchain's
+    -isystem <cuda>/include (CUDA 13's own cuda_fp16.hpp includes
+    <nv/target>), and the same header_dirs (thrust, cub, cuda, nv) make
+    :thrust, :cub and :libcudacxx for both.
+    """
+    cccl = include + "/cccl"
+    if not exists(rctx, cccl + "/thrust") and not exists(rctx, cccl + "/cuda"):
+        rctx.symlink(include, "include")
+        return
+
+    # nvcc searches -I include before -isystem include/cccl: a name both
+    # have (CUDA 13.0 has an include/nv of its own) is include's, and where
+    # both are directories, their files are merged the same way.
+    pending = [("include", [include, cccl])]
+    for _ in range(10000):  # Starlark has no while; a few nested directories
+        if not pending:
+            break
+        dest, sources = pending.pop()
+        names = {}
+        for src in sources:
+            for e in list_dir(rctx, src):
+                if not (dest == "include" and src == include and e == "cccl"):
+                    names.setdefault(e, []).append(src + "/" + e)
+        for e in sorted(names):
+            paths = names[e]
+            if len(paths) > 1 and all([_is_dir(rctx, p) for p in paths]):
+                pending.append((dest + "/" + e, paths))
+            else:
+                rctx.symlink(paths[0], dest + "/" + e)
+
 def _link_headers(rctx, root):
     """include/: the installation's include directory, or Debian's CUDA headers one by one.
 
@@ -28,7 +68,7 @@ def _link_headers(rctx, root):
     """
     include = realpath(rctx, root + "/include")
     if exists(rctx, include + "/cuda_runtime.h"):
-        rctx.symlink(include, "include")
+        _link_include(rctx, include)
         return "own"
 
     # One process for all of them (a few thousand files): each file and its
@@ -65,6 +105,8 @@ def _lib_dirs(root, layout):
     return dirs
 
 def _find_library(rctx, root, layout, name):
+    if name.endswith(".so"):
+        return find_shared_library(rctx, _lib_dirs(root, layout), name)
     return first_existing(rctx, [d + "/" + name for d in _lib_dirs(root, layout)])
 
 def _archs(rctx, ptxas):
@@ -84,8 +126,20 @@ def _version(rctx):
         return "unknown"
     return "%d.%d" % (int(v) // 1000, (int(v) % 1000) // 10)
 
+def _pip_fix(major, lib):
+    """missing_reason's fix for a CUDA from pip wheels (major "12" or "13"): the package to install."""
+    if lib.static and not lib.shared:
+        return "NVIDIA's pip wheels have no static libraries; use the shared one, or a CUDA toolkit"
+    package = pip_package(lib.component, major) if lib.component else None
+    return "pip install " + package if package else None
+
 def _offload_cuda_repository_impl(rctx):
-    if wants_redist(rctx):
+    pip = ""
+    if wants_pip(rctx):
+        root, where, pip = pip_tree(rctx)
+        if not _is_cuda(rctx, root):
+            fail("CUDA repository %s: %s hold no include/cuda.h; pip install %s" % (rctx.name, where, pip_package("cuda_cudart", pip)))
+    elif wants_redist(rctx):
         root, where = fetch_redist(rctx)
         if not _is_cuda(rctx, root):
             fail("CUDA repository %s: %s hold no include/cuda.h (is cuda_cudart among them?)" % (rctx.name, where))
@@ -124,6 +178,9 @@ def _offload_cuda_repository_impl(rctx):
         _lib_dirs(root, layout),
         "lib64",
         redist = wants_redist(rctx),
+        version = version,
+        fix = _pip_fix if pip else None,
+        fix_arg = pip,
     )
 
     write_repository(rctx, """# Generated by offload_cuda_repository from {where}.
@@ -178,6 +235,10 @@ _ATTRS = {
 }
 _ATTRS.update(ARCHIVE_ATTRS)
 _ATTRS.update(REDIST_ATTRS)
+_ATTRS.update(PIP_ATTRS)
+
+_TAG_ATTRS = dict(REDIST_ATTRS)
+_TAG_ATTRS.update(PIP_ATTRS)
 
 offload_cuda_repository = repository_rule(
     implementation = _offload_cuda_repository_impl,
@@ -189,7 +250,11 @@ nvvm/libdevice, bin/ptxas, bin/fatbinary, bin/nvlink, lib64/libcudart*.
 Records the CUDA version (cuda.h) and the sm_XX/compute_XX its ptxas
 supports. From archives: either one archive holding a toolkit tree (urls), or
 NVIDIA's redistributable components (redist_json, or components), extracted
-into one tree; see redist.bzl. Without a CUDA the
+into one tree; see redist.bzl. From NVIDIA's pip wheels in a site-packages
+directory (site_packages; CUDA 12's per-component and CUDA 13's nvidia/cu13
+layouts), linked into one tree; see pip.bzl. CUDA 13's include/cccl
+(Thrust, CUB, libcu++) is linked at include/, where CUDA 12 had it, because
+clang, unlike nvcc, does not search include/cccl. Without a CUDA the
 repository still exists and says why, so that only CUDA targets fail.""",
     attrs = _ATTRS,
     environ = ["CUDA_PATH", "PATH"],
@@ -222,7 +287,7 @@ CUDA_SDK = struct(
     name = "cuda",
     repository_rule = offload_cuda_repository,
     default_repository = "offload_cuda",
-    tag_attrs = REDIST_ATTRS,
+    tag_attrs = _TAG_ATTRS,
     workspace_attrs = no_workspace_attrs,
     toolchain = struct(
         provider = OffloadCudaInfo,

@@ -4,7 +4,9 @@ Named as rules_cuda (@cuda//:cublas) and XLA (@cuda_cublas//:cublasLt) name
 them. Link lines checked with CUDA 11.8 (Debian 12's nvidia-cuda-dev): a
 static cuBLAS needs cuBLASLt's archive and libculibos.a; a static cuSOLVER
 libmetis_static.a (METIS_NodeND) and the static cuSPARSE and cuBLAS; a
-static NVRTC its builtins and libnvptxcompiler_static.a. libcufft_static.a
+static NVRTC its builtins and libnvptxcompiler_static.a; CUDA 13.0's file
+names (its lib64 listing) are the same but for libcufft_static_nocallback.a,
+which it no longer has. libcufft_static.a
 holds relocatable device code (cuFFT's callbacks) and needs a device link
 its own objects do not come with: :cufft_static says so and names the
 variant that links plainly.
@@ -36,7 +38,7 @@ CUDA_LIBRARIES = [
     library("cublas_static", headers = ["cublas.h", "cublas_api.h", "cublas_v2.h", "cublasXt.h"], static = ["libcublas_static.a"], deps = ["cublasLt_static"], component = "libcublas", debian = _DEV),
     library("cufft", headers = ["cufft.h", "cufftXt.h", "cudalibxt.h"], shared = "libcufft.so", deps = ["cuda_headers"], component = "libcufft", debian = _DEV),
     library("cufftw", headers = ["cufftw.h"], shared = "libcufftw.so", deps = ["cufft"], component = "libcufft", debian = _DEV),
-    library("cufft_static_nocallback", headers = ["cufft.h", "cufftXt.h", "cudalibxt.h"], static = ["libcufft_static_nocallback.a"], deps = ["culibos", "cudart_static"], component = "libcufft", debian = _DEV),
+    library("cufft_static_nocallback", headers = ["cufft.h", "cufftXt.h", "cudalibxt.h"], static = ["libcufft_static_nocallback.a"], deps = ["culibos", "cudart_static"], component = "libcufft", debian = _DEV, removed = "13.0", absent = "use :cufft, or a CUDA 12"),
     library("cufftw_static", headers = ["cufftw.h"], static = ["libcufftw_static.a"], deps = ["cufft_static_nocallback"], component = "libcufft", debian = _DEV),
     library("curand", headers = ["curand.h", "curand*.h"], shared = "libcurand.so", deps = ["cuda_headers"], component = "libcurand", debian = _DEV),
     library("curand_static", headers = ["curand.h", "curand*.h"], static = ["libcurand_static.a"], deps = ["culibos", "cudart_static"], component = "libcurand", debian = _DEV),
@@ -46,8 +48,8 @@ CUDA_LIBRARIES = [
     library("cusolver_static", headers = ["cusolverDn.h", "cusolver*.h"], static = ["libcusolver_static.a", "libcusolver_lapack_static.a", "libmetis_static.a"], deps = ["cusparse_static", "cublas_static"], component = "libcusolver", debian = _DEV),
     library("nvrtc", headers = ["nvrtc.h"], shared = "libnvrtc.so", links_shared = ["libnvrtc-builtins.so"], deps = ["cuda_headers"], component = "cuda_nvrtc", debian = _DEV),
     library("nvrtc_static", headers = ["nvrtc.h"], static = ["libnvrtc_static.a", "libnvrtc-builtins_static.a", "libnvptxcompiler_static.a"], linkopts = ["-ldl", "-lpthread"], deps = ["cuda_headers"], component = "cuda_nvrtc", debian = _DEV),
-    library("nvjitlink", headers = ["nvJitLink.h"], shared = "libnvJitLink.so", deps = ["cuda_headers"], component = "libnvjitlink", absent = "nvJitLink came with CUDA 12; use a CUDA 12 or later"),
-    library("nvjitlink_static", headers = ["nvJitLink.h"], static = ["libnvJitLink_static.a"], deps = ["cuda_headers"], component = "libnvjitlink", absent = "nvJitLink came with CUDA 12; use a CUDA 12 or later"),
+    library("nvjitlink", headers = ["nvJitLink.h"], shared = "libnvJitLink.so", deps = ["cuda_headers"], component = "libnvjitlink", added = "12.0", absent = "nvJitLink came with CUDA 12; use a CUDA 12 or later"),
+    library("nvjitlink_static", headers = ["nvJitLink.h"], static = ["libnvJitLink_static.a"], deps = ["cuda_headers"], component = "libnvjitlink", added = "12.0", absent = "nvJitLink came with CUDA 12; use a CUDA 12 or later"),
 ]
 
 # Never a plain cc_library: its objects need an nvlink device link.

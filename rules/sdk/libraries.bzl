@@ -12,7 +12,7 @@ A library the installation lacks is still a target: it fails at analysis
 time with the reason and the fix (missing_library.bzl).
 """
 
-load(":common.bzl", "exists", "link", "realpath", "words")
+load(":common.bzl", "exists", "find_shared_library", "link", "realpath", "words")
 
 def library(
         name,
@@ -26,7 +26,9 @@ def library(
         component = None,
         debian = None,
         absent = None,
-        links_shared = []):
+        links_shared = [],
+        added = None,
+        removed = None):
     """One library of an SDK table.
 
     Args:
@@ -43,6 +45,8 @@ def library(
       absent: a message that always applies when the library is missing (no such package).
       links_shared: more shared libraries linked with it, each under its soname: the
         ones it dlopens by name (NVRTC's builtins), so the loader maps the declared copy.
+      added: the SDK version ("12.0") that first had it, for the message when an older one lacks it.
+      removed: the SDK version ("13.0") that no longer has it, for the message when a newer one lacks it.
 
     Returns:
       struct.
@@ -60,6 +64,8 @@ def library(
         debian = debian,
         absent = absent,
         links_shared = links_shared,
+        added = added,
+        removed = removed,
     )
 
 def _soname(rctx, path):
@@ -118,7 +124,7 @@ def resolve(rctx, lib, include, lib_dirs, lib_dir):
     if not _headers_present(rctx, include, lib):
         missing.append("include/" + (lib.headers + lib.header_dirs)[0])
     for name in ([lib.shared] if lib.shared else []) + lib.links_shared:
-        found = _first(rctx, lib_dirs, name)
+        found = find_shared_library(rctx, lib_dirs, name)
         if found:
             srcs.append(_link_shared(rctx, found, lib_dir))
         else:
@@ -178,7 +184,17 @@ offload_missing_library(
 )
 """.format(name = name, error = repr(error))
 
-def missing_reason(sdk, lib, missing, redist):
+def _version_key(v):
+    """"12.4" -> [12, 4]; words that are not numbers count as 0."""
+    return [int(p) if p.isdigit() else 0 for p in v.split(".")]
+
+def version_at_least(version, floor):
+    """Whether a dotted version is floor or newer ("13.0" >= "12.0")."""
+    a, b = _version_key(version), _version_key(floor)
+    n = max(len(a), len(b))
+    return a + [0] * (n - len(a)) >= b + [0] * (n - len(b))
+
+def missing_reason(sdk, lib, missing, redist, version = "", fix = None, fix_arg = None):
     """Why a library is absent and what to do.
 
     Args:
@@ -186,20 +202,32 @@ def missing_reason(sdk, lib, missing, redist):
       lib: struct from library().
       missing: the file names not found.
       redist: whether the SDK came from NVIDIA's redistributable components.
+      version: the SDK's version ("13.0"), to tell a library the version
+        never had (lib.added, lib.removed) from one left out.
+      fix: function(fix_arg, lib) -> the fix for the SDK's form (a pip package), or None.
+      fix_arg: fix's first argument.
 
     Returns:
       string.
     """
     why = "%s has no %s (missing: %s)" % (sdk, lib.name, ", ".join(missing))
+    if version[:1].isdigit():
+        if lib.removed and version_at_least(version, lib.removed):
+            return why + "; it was removed in %s %s%s" % (sdk.partition(" ")[0], lib.removed, ": " + lib.absent if lib.absent else "")
+        if lib.added and not version_at_least(version, lib.added):
+            return why + "; " + (lib.absent or "it came with %s %s: use that version or later" % (sdk.partition(" ")[0], lib.added))
     if lib.absent:
         return why + "; " + lib.absent
+    how = fix(fix_arg, lib) if fix else None
+    if how:
+        return why + "; " + how
     if redist and lib.component:
         return why + "; add \"%s\" to redist_components" % lib.component
     if lib.debian:
         return why + "; Debian: apt-get install " + " ".join(lib.debian) + ", or point the repository at an SDK that has it"
     return why
 
-def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False, wrap = None, wrap_arg = None):
+def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False, wrap = None, wrap_arg = None, version = "", fix = None, fix_arg = None):
     """BUILD text for every library of a table, found or not.
 
     Args:
@@ -213,6 +241,9 @@ def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False,
       wrap: function(wrap_arg, lib, srcs) -> BUILD text of a target named lib.name over the
         library's cc_library (then named lib.name + "_cc"), or "" for none; or None.
       wrap_arg: wrap's first argument.
+      version: the SDK's version, for missing_reason.
+      fix: for missing_reason.
+      fix_arg: for missing_reason.
 
     Returns:
       (BUILD text, list of names found).
@@ -224,7 +255,7 @@ def library_targets(rctx, sdk, libs, include, lib_dirs, lib_dir, redist = False,
         srcs, missing = resolve(rctx, lib, include, lib_dirs, lib_dir)
         gone = [d for d in lib.deps if d in absent]
         if missing or gone:
-            reason = missing_reason(sdk, lib, missing, redist) if missing else "%s needs %s, which the SDK lacks: %s" % (lib.name, gone[0], absent[gone[0]])
+            reason = missing_reason(sdk, lib, missing, redist, version, fix, fix_arg) if missing else "%s needs %s, which the SDK lacks: %s" % (lib.name, gone[0], absent[gone[0]])
             absent[lib.name] = reason
             out.append(missing_text(lib.name, reason))
             continue

@@ -21,6 +21,12 @@ checked against its SHA-256 before it is extracted.
 # runtime headers include.
 DEFAULT_COMPONENTS = ["cuda_cccl", "cuda_cudart", "cuda_nvcc", "libcurand"]
 
+# CUDA 13 split cuda_nvcc: the crt/ headers went to cuda_crt and nvvm/
+# (libdevice) to libnvvm (pip: nvidia-cuda-crt, nvidia-nvvm). Asking for
+# cuda_nvcc fetches them too where the manifest lists them, so one list of
+# components serves 12.x and 13.x manifests.
+_NVCC_PARTS = ["cuda_crt", "libnvvm"]
+
 REDIST_ATTRS = {
     "redist_json": attr.string(
         doc = "URL of NVIDIA's redistrib_<version>.json (e.g. https://developer.download.nvidia.com/" +
@@ -31,7 +37,8 @@ REDIST_ATTRS = {
     "redist_base_url": attr.string(doc = "Where the manifest's relative paths start; default: the manifest's directory."),
     "redist_components": attr.string_list(
         default = DEFAULT_COMPONENTS,
-        doc = "The manifest's components to fetch.",
+        doc = "The manifest's components to fetch. With cuda_nvcc, CUDA 13's cuda_crt and libnvvm " +
+              "(what cuda_nvcc held before 13) come too when the manifest lists them.",
     ),
     "redist_platform": attr.string(default = "linux-x86_64", doc = "The manifest's platform key."),
     "components": attr.string_dict(
@@ -61,7 +68,10 @@ def _from_manifest(rctx):
     manifest = json.decode(rctx.read("_redist/redistrib.json"))
     base = rctx.attr.redist_base_url or rctx.attr.redist_json.rsplit("/", 1)[0]
     archives = {}
-    for name in rctx.attr.redist_components:
+    names = list(rctx.attr.redist_components)
+    if "cuda_nvcc" in names:
+        names += [p for p in _NVCC_PARTS if type(manifest.get(p)) == "dict" and p not in names]
+    for name in names:
         entry = manifest.get(name)
         if type(entry) != "dict":
             fail("CUDA repository %s: %s lists no component %s; it has %s" % (

@@ -10,15 +10,37 @@ _CANDIDATES = ["/opt/rocm", "/usr"]
 def _is_rocm(rctx, root):
     return exists(rctx, root + "/include/hip/hip_runtime.h")
 
+def _newest_first(names, prefix = ""):
+    """Version-named directories ("19", "llvm-21"), the highest version first."""
+    versions = [(int(n[len(prefix):]), n) for n in names if n.startswith(prefix) and n[len(prefix):].isdigit()]
+    return [n for _, n in sorted(versions, reverse = True)]
+
 def _device_lib_dir(rctx, root):
-    """Where this layout keeps the device libraries (ocml.bc, oclc_*.bc)."""
+    """Where this layout keeps the device libraries (ocml.bc, oclc_*.bc).
+
+    ROCm 5 and archives: amdgcn/bitcode; Debian 12's rocm-device-libs:
+    lib/x86_64-linux-gnu/amdgcn/bitcode; AMD's ROCm 6 and 7: inside the LLVM
+    they ship, lib/llvm/lib/clang/<N>/lib/amdgcn/bitcode; Debian sid's
+    rocm-device-libs-<N> (ROCm 6.4 and later): inside LLVM N's resource
+    directory, /usr/lib/llvm-<N>/lib/clang/<N>/amdgcn/bitcode. Where several
+    LLVMs have them, the newest LLVM's; device_lib_path chooses another.
+    """
+    if rctx.attr.device_lib_path:
+        d = rctx.attr.device_lib_path
+        if not exists(rctx, d + "/ocml.bc"):
+            fail("ROCm repository %s: device_lib_path %s holds no ocml.bc" % (rctx.name, d))
+        return d
     dirs = [
-        root + "/amdgcn/bitcode",  # ROCm 5, archives
-        root + "/lib/x86_64-linux-gnu/amdgcn/bitcode",  # Debian's rocm-device-libs
+        root + "/amdgcn/bitcode",
+        root + "/lib/x86_64-linux-gnu/amdgcn/bitcode",
         root + "/lib/amdgcn/bitcode",
     ]
-    for v in list_dir(rctx, root + "/lib/llvm/lib/clang"):  # ROCm 6
+    for v in _newest_first(list_dir(rctx, root + "/lib/llvm/lib/clang")):
         dirs.append(root + "/lib/llvm/lib/clang/%s/lib/amdgcn/bitcode" % v)
+    for llvm in _newest_first(list_dir(rctx, root + "/lib"), "llvm-"):
+        for v in _newest_first(list_dir(rctx, root + "/lib/%s/lib/clang" % llvm)):
+            dirs.append(root + "/lib/%s/lib/clang/%s/amdgcn/bitcode" % (llvm, v))
+            dirs.append(root + "/lib/%s/lib/clang/%s/lib/amdgcn/bitcode" % (llvm, v))
     for d in dirs:
         if exists(rctx, d + "/ocml.bc"):
             return d
@@ -114,7 +136,7 @@ def _offload_rocm_repository_impl(rctx):
         return
     bitcode_dir = _device_lib_dir(rctx, root)
     if not bitcode_dir:
-        _not_found(rctx, "%s has HIP headers but no device libraries (ocml.bc) (Debian: apt-get install rocm-device-libs)" % where)
+        _not_found(rctx, "%s has HIP headers but no device libraries (ocml.bc) (Debian 12: apt-get install rocm-device-libs; Debian sid: rocm-device-libs-<LLVM version>)" % where)
         return
 
     rctx.symlink(realpath(rctx, root + "/include/hip"), "include/hip")
@@ -181,6 +203,11 @@ _ATTRS = {
               "Default: $ROCM_PATH, else /opt/rocm, else /usr.",
     ),
 }
+_ATTRS["device_lib_path"] = attr.string(
+    doc = "The directory of the device libraries (ocml.bc, oclc_*.bc), where the installation has " +
+          "several (Debian's rocm-device-libs-21 and -22) and the newest LLVM's is not the one wanted. " +
+          "Default: found in the installation.",
+)
 _ATTRS["offload"] = attr.label(
     doc = "The offload tool, to read which processors the libraries' device code (rocRAND, " +
           "rocSPARSE) covers (offload inspect); without it the check is skipped. " +
@@ -261,7 +288,7 @@ ROCM_SDK = struct(
     name = "rocm",
     repository_rule = offload_rocm_repository,
     default_repository = "offload_rocm",
-    tag_attrs = {},
+    tag_attrs = {"device_lib_path": _ATTRS["device_lib_path"]},
     workspace_attrs = _workspace_attrs,
     toolchain = struct(
         provider = OffloadRocmInfo,

@@ -35,6 +35,8 @@
 #      README builds the examples, ROCm from a sha256-checked archive;
 #      LLVM and CUDA from archives only (sdk_archives.sh: a tarball of
 #      LLVM, NVIDIA's per-component form for CUDA) give the same outputs;
+#      CUDA laid out as 13.0 installs it (include/cccl, targets/x86_64-linux)
+#      and as CUDA 12's pip wheels, over 11.8's files (sdk_layouts.sh);
 #   6b. remote execution (remote.sh): the examples build and test on
 #      Bazel's remote worker with the SDKs hidden from it, outputs equal
 #      the local build's; an undeclared SDK file fails there;
@@ -292,6 +294,7 @@ source "$here/native.sh"
 # compilers in the keys, the README's WORKSPACE, archives with sha256.
 source "$here/hermetic.sh"
 source "$here/sdk_archives.sh"
+source "$here/sdk_layouts.sh"
 
 # 6b. Remote execution on Bazel's worker, the SDKs hidden from it.
 source "$here/remote.sh"

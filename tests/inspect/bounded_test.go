@@ -117,7 +117,7 @@ func TestFatbinLZ4InsideCCOBOneRule(t *testing.T) {
 		argv []string
 		want string
 	}{
-		{[]string{"offload", "inspect", "lz4.ccob"}, "entry 1999: ptx (sm_80, code version 8.0, compressed by NVIDIA (4 bytes inflated))"},
+		{[]string{"offload", "inspect", "lz4.ccob"}, "entry 1999: ptx (sm_80, code version 8.0, compressed by NVIDIA with LZ4 (4 bytes inflated))"},
 		{[]string{"offload", "extract", "--list", "lz4.ccob"}, "\t3\tlz4.ccob: ccob@0: entry 1999"},
 		{[]string{"offload", "inspect", "--max-uncompressed-size=7000", "lz4.ccob"}, "decompressed data would exceed 7000 bytes"},
 		{[]string{"offload", "extract", "--list", "--max-uncompressed-size=7000", "lz4.ccob"}, "decompressed data would exceed 7000 bytes"},

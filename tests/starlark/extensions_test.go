@@ -112,6 +112,8 @@ func tag(name string, kv ...string) starlark.Value {
 		"redist_base_url": starlark.String(""), "redist_platform": starlark.String("linux-x86_64"),
 		"redist_components": starlark.NewList([]starlark.Value{starlark.String("cuda_cudart")}),
 		"components":        starlark.NewDict(0),
+		"site_packages":     starlark.String(""),
+		"device_lib_path":   starlark.String(""),
 	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		d[kv[i]] = starlark.String(kv[i+1])
@@ -208,6 +210,19 @@ func TestExtensionCudaRedist(t *testing.T) {
 	got := runExtension(t, root)
 	want := "offload_cuda name=offload_cuda redist_components=[\"cuda_cudart\"] " +
 		"redist_json=https://example.com/redist/redistrib_11.8.0.json redist_json_sha256=cd34 redist_platform=linux-x86_64"
+	if got[0] != want {
+		t.Errorf("CUDA repository:\n%s\nwant:\n%s", got[0], want)
+	}
+}
+
+// NVIDIA's pip wheels (a site-packages directory) reach the CUDA repository rule.
+func TestExtensionCudaPip(t *testing.T) {
+	root := module(map[string][]starlark.Value{
+		"cuda": {tag("offload_cuda", "site_packages", "/opt/venv/lib/python3.12/site-packages")},
+	})
+	got := runExtension(t, root)
+	want := "offload_cuda name=offload_cuda redist_components=[\"cuda_cudart\"] " +
+		"redist_platform=linux-x86_64 site_packages=/opt/venv/lib/python3.12/site-packages"
 	if got[0] != want {
 		t.Errorf("CUDA repository:\n%s\nwant:\n%s", got[0], want)
 	}

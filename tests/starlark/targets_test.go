@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 )
 
 const targetsBzl = "rules/private/targets/targets.bzl"
@@ -196,6 +197,21 @@ func TestResolveTarget(t *testing.T) {
 		{"x86_64-pc-linux-gnu", "openmp", "x86_64-pc-linux-gnu", "x86_64-pc-linux-gnu", "openmp-x86_64-pc-linux-gnu-", "", "False"},
 		{"x86_64-linux-gnu", "openmp", "x86_64-unknown-linux-gnu", "x86_64-unknown-linux-gnu", "openmp-x86_64-unknown-linux-gnu-", "", "False"},
 		{"hip-amdgcn-amd-amdhsa-unknown-gfx906:xnack-:sramecc+", "hip", "gfx906:sramecc+:xnack-", "amdgcn-amd-amdhsa", "hip-amdgcn-amd-amdhsa--gfx906:sramecc+:xnack-", "gfx906", "False"},
+		// The GPUs of 2026's SDKs: CUDA 12.8+'s Blackwell targets, LLVM 23's
+		// family targets (sm_100f: every sm_10x), ROCm 6.4's processors and
+		// generic targets.
+		{"sm_100f", "cuda", "sm_100f", "nvptx64-nvidia-cuda", "", "sm_100f", "False"},
+		{"sm_121f", "cuda", "sm_121f", "nvptx64-nvidia-cuda", "", "sm_121f", "False"},
+		{"compute_120f", "cuda", "compute_120f", "nvptx64-nvidia-cuda", "", "sm_120f", "True"},
+		{"sm_103a", "cuda", "sm_103a", "nvptx64-nvidia-cuda", "", "sm_103a", "False"},
+		{"sm_110", "cuda", "sm_110", "nvptx64-nvidia-cuda", "", "sm_110", "False"},
+		{"sm_120a", "openmp", "sm_120a", "nvptx64-nvidia-cuda", "openmp-nvptx64-nvidia-cuda-unknown-sm_120a", "sm_120a", "False"},
+		{"gfx942:sramecc+:xnack-", "hip", "gfx942:sramecc+:xnack-", "amdgcn-amd-amdhsa", "hipv4-amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-", "gfx942", "False"},
+		{"gfx950", "hip", "gfx950", "amdgcn-amd-amdhsa", "hipv4-amdgcn-amd-amdhsa--gfx950", "gfx950", "False"},
+		{"gfx1201", "hip", "gfx1201", "amdgcn-amd-amdhsa", "hipv4-amdgcn-amd-amdhsa--gfx1201", "gfx1201", "False"},
+		{"gfx9-4-generic:xnack+", "hip", "gfx9-4-generic:xnack+", "amdgcn-amd-amdhsa", "hipv4-amdgcn-amd-amdhsa--gfx9-4-generic:xnack+", "gfx9-4-generic", "False"},
+		{"gfx10-3-generic", "openmp", "gfx10-3-generic", "amdgcn-amd-amdhsa", "openmp-amdgcn-amd-amdhsa--gfx10-3-generic", "gfx10-3-generic", "False"},
+		{"gfx12-generic", "hip", "gfx12-generic", "amdgcn-amd-amdhsa", "hipv4-amdgcn-amd-amdhsa--gfx12-generic", "gfx12-generic", "False"},
 	}
 	fn := function(t, targetsBzl, "resolve_target")
 	for _, tc := range tests {
@@ -318,4 +334,70 @@ func TestBundleIDsBuiltAsParsed(t *testing.T) {
 		t.Errorf("checked only %d bundle IDs", checked)
 	}
 	t.Logf("%d bundle IDs built as the bundler standardizes them", checked)
+}
+
+// Every target the issue of 2026's SDKs names resolves for its kind, and
+// the family targets of LLVM 23 are only NVIDIA's: what the tables know.
+func TestTargets2026(t *testing.T) {
+	fn := function(t, targetsBzl, "resolve_target")
+	for _, spec := range []string{"sm_100", "sm_100a", "sm_100f", "sm_103", "sm_103a", "sm_103f", "sm_110", "sm_110f",
+		"sm_120", "sm_120a", "sm_120f", "sm_121", "sm_121a", "sm_121f", "compute_100f", "compute_121a"} {
+		if _, msg := result(t, call(t, fn, spec, "cuda")); msg != "" {
+			t.Errorf("resolve_target(%q, cuda): %s", spec, msg)
+		}
+	}
+	for _, spec := range []string{"gfx942", "gfx950", "gfx1200", "gfx1201", "gfx9-generic", "gfx9-4-generic",
+		"gfx10-1-generic", "gfx10-3-generic", "gfx11-generic", "gfx12-generic", "gfx950:xnack-"} {
+		if _, msg := result(t, call(t, fn, spec, "hip")); msg != "" {
+			t.Errorf("resolve_target(%q, hip): %s", spec, msg)
+		}
+	}
+	for _, c := range []struct{ spec, kind, want string }{
+		{"sm_100f", "hip", "target \"sm_100f\""},
+		{"sm_100f:xnack+", "cuda", "only AMD processors take features"},
+		{"sm_99f", "cuda", `unknown processor "sm_99f"`},
+		{"compute_99f", "cuda", `unknown processor "compute_99f"`},
+		{"gfx1200:xnack+", "hip", "feature \"xnack\" is not supported by gfx1200"},
+	} {
+		if _, msg := result(t, call(t, fn, c.spec, c.kind)); !strings.Contains(msg, c.want) {
+			t.Errorf("resolve_target(%q, %q) error %q, want one with %q", c.spec, c.kind, msg, c.want)
+		}
+	}
+	since := function(t, targetsBzl, "llvm_since")
+	for spec, want := range map[string]int{"sm_100f": 23, "sm_120f": 23, "sm_100a": 0, "gfx1201": 0} {
+		if got, _ := starlark.AsInt32(call(t, since, spec)); got != want {
+			t.Errorf("llvm_since(%q) = %d, want %d", spec, got, want)
+		}
+	}
+}
+
+// A target LLVM 23 added fails at analysis with a clang 22 toolchain,
+// naming the version and the fix; clang 23, or a clang whose version the
+// toolchain does not know, passes.
+func TestClangTooOldForTarget(t *testing.T) {
+	resolve := function(t, targetsBzl, "resolve_targets")
+	check := function(t, "rules/private/sdk_check.bzl", "clang_error")
+	targets, msg := result(t, call(t, resolve, []string{"sm_90a", "sm_100f"}, "cuda"))
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	s := func(d starlark.StringDict) starlark.Value {
+		return starlarkstruct.FromStringDict(starlarkstruct.Default, d)
+	}
+	for _, c := range []struct {
+		clang starlark.Value
+		want  string
+	}{
+		{s(starlark.StringDict{"llvm": starlark.None, "version": starlark.String("22")}),
+			`target "sm_100f": clang 22 does not know sm_100f (LLVM 23 added it); use a clang 23 or later (offload.llvm(version = "23")`},
+		{s(starlark.StringDict{"llvm": s(starlark.StringDict{"major": starlark.MakeInt(22)}), "version": starlark.String("")}), "clang 22 does not know sm_100f"},
+		{s(starlark.StringDict{"llvm": s(starlark.StringDict{"major": starlark.MakeInt(23)}), "version": starlark.String("23")}), ""},
+		{s(starlark.StringDict{"llvm": starlark.None, "version": starlark.String("23.1.4")}), ""},
+		{s(starlark.StringDict{"llvm": starlark.None, "version": starlark.String("")}), ""},
+	} {
+		got, _ := starlark.AsString(call(t, check, c.clang, targets))
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("clang_error(%s) = %q, want %q", c.clang, got, c.want)
+		}
+	}
 }

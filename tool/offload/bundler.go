@@ -173,7 +173,7 @@ func (f *bundlerFlags) config(stderr io.Writer) (*bundler.Config, error) {
 		}
 	}
 	if f.maxSize.Given() {
-		n, err := parseBytes("--max-uncompressed-size", f.maxSize.Value())
+		n, err := parsePositiveBytes("--max-uncompressed-size", f.maxSize.Value())
 		if err != nil {
 			return nil, &cl.Error{Msg: err.Error()}
 		}

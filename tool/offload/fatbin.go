@@ -14,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "fatbin",
 		aliases: []string{"fatbinary"},
-		short:   "write an NVIDIA fat binary from cubins and PTX, as CUDA 11.8's fatbinary does, from its command line",
+		short:   "write an NVIDIA fat binary from cubins and PTX, as fatbinary (CUDA 11.8, 12.4 or 13.0) does, from its command line",
 		run:     runFatbin,
 	})
 }
@@ -25,6 +25,7 @@ func init() {
 type fatbinFlags struct {
 	create, image, image3, compress, ident, cmdline *cl.Option
 	bits64, bits32, compressAll, debug, help        *cl.Option
+	compressMode, cudaVersion                       *cl.Option
 }
 
 func newFatbinFlags(s *cl.Set) *fatbinFlags {
@@ -34,12 +35,16 @@ func newFatbinFlags(s *cl.Set) *fatbinFlags {
 		image3:      s.List("image3", "kind=elf|ptx,sm=NN,file=F", "an image, as clang writes it (repeatable)", false),
 		compress:    s.String("compress", "true|false", "compress PTX, and cubins under -g (default true)"),
 		compressAll: s.Bool("compress-all", "compress every image"),
-		debug:       s.Bool("debug", "mark the images as debug code (-g)"),
-		ident:       s.String("ident", "name", "identifier stored in every image"),
-		cmdline:     s.String("cmdline", "options", "ptxas options stored in PTX images"),
-		bits64:      s.Bool("64", "64-bit images (cubins must be ELF64)"),
-		bits32:      s.Bool("32", "32-bit images"),
-		help:        s.Bool("help", "Display available options"),
+		compressMode: s.String("compress-mode", "default|size|speed|balance|none",
+			"how CUDA 13's fatbinary compresses (ZSTD, harder ZSTD of every image, LZ4, ZSTD, nothing); needs --cuda-version=13 or later"),
+		cudaVersion: s.String("cuda-version", "X.Y",
+			"write the bytes of this CUDA release's fatbinary: 11.x as 11.8's, 12.x as 12.4's, 13 and later as 13.0's (default 11.8)"),
+		debug:   s.Bool("debug", "mark the images as debug code (-g)"),
+		ident:   s.String("ident", "name", "identifier stored in every image"),
+		cmdline: s.String("cmdline", "options", "ptxas options stored in PTX images"),
+		bits64:  s.Bool("64", "64-bit images (cubins must be ELF64)"),
+		bits32:  s.Bool("32", "32-bit images"),
+		help:    s.Bool("help", "Display available options"),
 	}
 	s.Alias("g", "debug")
 	s.Alias("im", "image")
@@ -48,8 +53,8 @@ func newFatbinFlags(s *cl.Set) *fatbinFlags {
 }
 
 func runFatbin(prog string, args []string, stdout, stderr io.Writer) int {
-	s := cl.NewSet(prog, "write an NVIDIA fat binary (CUDA 11.8's fatbinary, byte for byte)",
-		"[-64] --create=OUT --image3=kind=elf|ptx,sm=NN,file=F... [--compress=false] [--compress-all] [-g]")
+	s := cl.NewSet(prog, "write an NVIDIA fat binary (fatbinary's bytes: CUDA 11.8's, or --cuda-version's)",
+		"[-64] --create=OUT --image3=kind=elf|ptx,sm=NN,file=F... [--cuda-version=X.Y] [--compress=false] [--compress-all] [--compress-mode=M] [-g]")
 	f := newFatbinFlags(s)
 	err := s.Parse(args)
 	switch {
@@ -82,6 +87,23 @@ func (f *fatbinFlags) resolve() ([]nvfatbin.ImageSpec, nvfatbin.WriteOptions, er
 		Bits32: f.bits32.On && !f.bits64.On, ELF32: !f.bits64.On,
 		Debug: f.debug.On, CompressAll: f.compressAll.On,
 		Ident: f.ident.Value(), PTXASOptions: f.cmdline.Value(),
+	}
+	if f.cudaVersion.Given() {
+		r, err := nvfatbin.ParseRelease(f.cudaVersion.Value())
+		if err != nil {
+			return nil, opt, fmt.Errorf("--cuda-version=%s: %v", f.cudaVersion.Value(), err)
+		}
+		opt.Release = r
+	}
+	if f.compressMode.Given() {
+		m, err := nvfatbin.ParseCompressMode(f.compressMode.Value())
+		if err != nil {
+			return nil, opt, err
+		}
+		if opt.Release < nvfatbin.CUDA130 {
+			return nil, opt, fmt.Errorf("--compress-mode=%s: CUDA %s's fatbinary has no --compress-mode; give --cuda-version=13.0", m, opt.Release)
+		}
+		opt.CompressMode = m
 	}
 	switch f.compress.Value() {
 	case "", "true":

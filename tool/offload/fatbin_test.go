@@ -23,6 +23,11 @@ func TestFatbinUsage(t *testing.T) {
 		{[]string{"-64", "--create=" + out, "--compress=no"}, 2, "--compress=no: want true or false"},
 		{[]string{"-64", "--create=" + out, "--image3=kind=elf,sm=sm_70,file=k.cubin"}, 2, "sm=sm_70 is not an architecture number"},
 		{[]string{"-64", "--create"}, 2, "requires a value"},
+		{[]string{"-64", "--create=" + out, "--compress-mode=size"}, 2, "CUDA 11.8's fatbinary has no --compress-mode; give --cuda-version=13.0"},
+		{[]string{"-64", "--create=" + out, "--cuda-version=12.4", "--compress-mode=size"}, 2, "CUDA 12.4's fatbinary has no --compress-mode"},
+		{[]string{"-64", "--create=" + out, "--cuda-version=13.0", "--compress-mode=small"}, 2, "--compress-mode=small: want default, size, speed, balance or none"},
+		{[]string{"-64", "--create=" + out, "--cuda-version=10.2"}, 2, "--cuda-version=10.2: CUDA version 10.2: the fat binaries of CUDA 11.8 and later"},
+		{[]string{"-64", "--create=" + out, "--cuda-version=thirteen"}, 2, "want MAJOR.MINOR"},
 		{[]string{"--help"}, 0, ""},
 	} {
 		var stdout, stderr bytes.Buffer

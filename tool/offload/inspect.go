@@ -82,11 +82,11 @@ func printNode(w io.Writer, n *inspect.Node, depth int) {
 	var b strings.Builder
 	b.WriteString(indent)
 	if n.Name != "" {
-		b.WriteString(shown.Name(n.Name) + ": ")
+		b.WriteString(shown.Brief(n.Name) + ": ")
 	}
 	b.WriteString(n.Format)
 	if n.Detail != "" {
-		b.WriteString(" (" + shown.Name(n.Detail) + ")")
+		b.WriteString(" (" + shown.Brief(n.Detail) + ")")
 	}
 	if depth > 0 {
 		fmt.Fprintf(&b, "  size %d", n.Size)
@@ -98,7 +98,7 @@ func printNode(w io.Writer, n *inspect.Node, depth int) {
 		}
 	}
 	if n.SameAs != "" {
-		b.WriteString(", same bytes as " + shown.Name(n.SameAs) + ": described there")
+		b.WriteString(", same bytes as " + shown.Brief(n.SameAs) + ": described there")
 	}
 	fmt.Fprintln(w, b.String())
 	if e := n.Entry; e != nil {
@@ -113,7 +113,7 @@ func printNode(w io.Writer, n *inspect.Node, depth int) {
 			indent, c.Method, c.Version, c.CompressedSize, c.UncompressedSize, c.Ratio, c.Hash, check)
 	}
 	if n.Error != "" {
-		fmt.Fprintf(w, "%s  error: %s\n", indent, shown.Name(n.Error))
+		fmt.Fprintf(w, "%s  error: %s\n", indent, shown.Brief(n.Error))
 	}
 	for _, c := range n.Children {
 		printNode(w, c, depth+1)
@@ -124,7 +124,7 @@ func entryLine(e *inspect.Entry) string {
 	var parts []string
 	add := func(k, v string) {
 		if v != "" {
-			parts = append(parts, k+" "+shown.Name(v))
+			parts = append(parts, k+" "+shown.Brief(v))
 		}
 	}
 	add("kind", e.OffloadKind)
@@ -136,7 +136,7 @@ func entryLine(e *inspect.Entry) string {
 	add("image", e.ImageKind)
 	for _, kv := range e.Strings {
 		if kv.Key != "triple" && kv.Key != "arch" {
-			add(shown.Name(kv.Key), kv.Value)
+			add(shown.Brief(kv.Key), kv.Value)
 		}
 	}
 	return strings.Join(parts, ", ")

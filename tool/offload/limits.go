@@ -26,7 +26,18 @@ func (f *inflateFlags) limit() (uint64, error) {
 	if !f.max.Given() {
 		return 0, nil
 	}
-	return parseBytes("--max-uncompressed-size", f.max.Value())
+	return parsePositiveBytes("--max-uncompressed-size", f.max.Value())
+}
+
+// parsePositiveBytes is parseBytes for the limits, which refuse 0: inside
+// the tool 0 stands for the default, so a 0 given on the command line
+// would silently mean the largest limit instead of the smallest.
+func parsePositiveBytes(flag, s string) (uint64, error) {
+	n, err := parseBytes(flag, s)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("for the %s option: '%s' is not a positive byte count", flag, s)
+	}
+	return n, err
 }
 
 // parseBytes reads a byte count: a number (0x and 0 prefixes select the
@@ -70,9 +81,7 @@ func (f *outputFlags) budget(held func() uint64) (*outbudget.Budget, error) {
 	b := &outbudget.Budget{Held: held, Hint: "raise the limits with --max-output-size and --max-output-files"}
 	var err error
 	if f.size.Given() {
-		if b.MaxBytes, err = parseBytes("--max-output-size", f.size.Value()); err == nil && b.MaxBytes == 0 {
-			err = fmt.Errorf("for the --max-output-size option: '%s' is not a positive byte count", f.size.Value())
-		}
+		b.MaxBytes, err = parsePositiveBytes("--max-output-size", f.size.Value())
 	}
 	if err == nil && f.files.Given() {
 		b.MaxFiles, err = strconv.ParseUint(f.files.Value(), 10, 64)

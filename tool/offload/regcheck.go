@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/regcheck"
+	"github.com/rules-offload/rules_offload/lib/shown"
 	"github.com/rules-offload/rules_offload/tool/internal/cl"
 )
 
@@ -24,6 +25,8 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 		"every kernel of every image is registered", "[options] RECORD")
 	targets := s.List("targets", "kind=t1,t2", "a target list a library of that kind declares (repeatable)", false)
 	host := s.String("host", "file", "the host program (an ELF executable): kernels it has no launch stub for may stay unregistered")
+	maxSize := s.String("max-uncompressed-size", "bytes",
+		"inflate at most this much from the record's compressed images, together (default 4G; K, M, G suffixes)")
 	help := s.Bool("help", "Display available options")
 	s.Alias("h", "help")
 	if err := s.Parse(args); err != nil {
@@ -37,7 +40,15 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	opt := regcheck.Options{Targets: map[string][][]string{}}
+	opt := regcheck.Options{Targets: map[string][][]string{}, LimitHint: "raise it with --max-uncompressed-size"}
+	if maxSize.Given() {
+		n, err := parsePositiveBytes("--max-uncompressed-size", maxSize.Value())
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+			return 2
+		}
+		opt.MaxUncompressedSize = n
+	}
 	for _, v := range targets.Values {
 		kind, list, ok := strings.Cut(v, "=")
 		if !ok || kind == "" || list == "" {
@@ -57,12 +68,14 @@ func runRegcheck(prog string, args []string, stdout, stderr io.Writer) int {
 	path := s.Positional[0]
 	rep, err := check(path, opt)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: error: %s: %v\n", prog, path, err)
+		// The error may quote the record's bytes (an image's own error):
+		// printed escaped, as the report's names are.
+		fmt.Fprintf(stderr, "%s: error: %s: %s\n", prog, path, shown.Name(err.Error()))
 		return 1
 	}
 	rep.Write(stdout)
 	if !rep.OK() {
-		fmt.Fprintf(stdout, "FAILED: %d problem(s) in %s\n", len(rep.Problems), path)
+		fmt.Fprintf(stdout, "FAILED: %d problem(s) in %s\n", rep.Count(), path)
 		return 1
 	}
 	fmt.Fprintln(stdout, "PASSED")

@@ -1,6 +1,7 @@
 """The NVIDIA fat binary: cubins and PTX in the container the CUDA runtime loads."""
 
 load("//rules/private:common.bzl", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE", "SUPPORTS_PATH_MAPPING", "toolchain_kwargs")
+load("//rules/private:toolchain.bzl", "find_clang")
 
 def fatbinary_image_flag(image):
     """fatbinary's --image3 for one device image, as clang's CUDA driver writes it (offload fatbin takes it too).
@@ -29,14 +30,16 @@ def _clang_order(image):
 def emit_fatbinary(ctx, tool, images, out):
     """Runs `offload fatbin` over one source's images: the NVIDIA fat binary.
 
-    `offload fatbin` takes CUDA 11.8 fatbinary's command line and writes
-    its bytes (docs/nvfatbin.md), so CUDA needs nothing from NVIDIA for
-    PTX and only ptxas for cubins. The command line is the one clang's
-    driver gives fatbinary, images in its order, so the bytes equal
-    clang's.
+    `offload fatbin` takes fatbinary's command line and writes its bytes
+    (docs/nvfatbin.md), so CUDA needs nothing from NVIDIA for PTX and only
+    ptxas for cubins. The command line is the one clang's driver gives
+    fatbinary, images in its order, so the bytes equal clang's; then
+    --cuda-version with the version of the CUDA installation the device
+    clang compiles against, whose fatbinary's bytes are written (CUDA 13's
+    compress with ZSTD where 11.8's use LZ4).
 
     Args:
-      ctx: the rule context.
+      ctx: the rule context (with the device clang: find_clang).
       tool: OffloadToolInfo.
       images: list of OffloadImageInfo (cubins and PTX).
       out: File, the fat binary to write.
@@ -49,6 +52,13 @@ def emit_fatbinary(ctx, tool, images, out):
     args.add_all(["-64", "--create", out])
     for image in sorted(images, key = _clang_order):
         args.add(image.file, format = fatbinary_image_flag(image) + "%s")
+
+    # The CUDA installation's version ("unknown" when cuda.h has none: then
+    # offload fatbin's default, CUDA 11.8's bytes).
+    cuda = getattr(find_clang(ctx), "cuda", None)
+    version = getattr(cuda, "version", "") if cuda and getattr(cuda, "found", False) else ""
+    if version and version.replace(".", "").isdigit():
+        args.add("--cuda-version=" + version)
     ctx.actions.run(
         executable = tool.files_to_run,
         arguments = [args],

@@ -1,4 +1,4 @@
-"""Processor tables of LLVM 22.1.8, the data behind target validation.
+"""Processor tables of LLVM 22.1.8 and the names LLVM 23 added, the data behind target validation.
 
 Generated from lib/targetid (processors.go) by go generate ./lib/targetid;
 do not edit. TestStarlarkTables there fails when this file is stale.
@@ -100,6 +100,22 @@ OFFLOAD_ARCHS = [
     "bmg_g21",
     "generic",
 ]
+
+# NVIDIA names clang::OffloadArch gained after LLVM 22 -> the first LLVM
+# major that has them (the family targets sm_XYf, LLVM 23). Targets, not
+# bundle entry IDs: the bundler's table above stays LLVM 22's, and a
+# toolchain whose clang is older fails at analysis
+# (rules/private/sdk_check.bzl). LLVM 23's new AMD processors (gfx1170, ...)
+# are not targets yet: a HIP bundle names its processor, and the bundler
+# here keeps only LLVM 22's.
+OFFLOAD_ARCHS_SINCE = {
+    "sm_100f": 23,
+    "sm_101f": 23,
+    "sm_103f": 23,
+    "sm_110f": 23,
+    "sm_120f": 23,
+    "sm_121f": 23,
+}
 
 # AMDGCNGPUs of llvm/lib/TargetParser/TargetParser.cpp: name -> (canonical
 # name, target-ID features the processor supports). Alternative names such as

@@ -8,13 +8,29 @@ as lib/targetid does; tests/starlark checks that the two agree.
 
 load("//rules/private/kinds:families.bzl", "AMDGCN", "HOST_CPU", "NVPTX", "SPIRV", "family_of")
 load("//rules/private/kinds:registry.bzl", "KINDS", "KIND_NAMES", "kinds_for_family", "kinds_for_ptx")
-load(":processors.bzl", "AMDGCN_GPUS", "OFFLOAD_ARCHS", "R600_GPUS", "STANDARD_TRIPLES")
+load(":processors.bzl", "AMDGCN_GPUS", "OFFLOAD_ARCHS", "OFFLOAD_ARCHS_SINCE", "R600_GPUS", "STANDARD_TRIPLES")
 load(":triple.bzl", "normalize_triple", "parse_arch", "parse_os")
 
-# Every OffloadArch name, sorted: what error messages list.
-KNOWN_PROCESSORS = sorted(OFFLOAD_ARCHS)
+# Every OffloadArch name a target may name (LLVM 22's and those LLVM 23
+# added), sorted: what error messages list.
+KNOWN_PROCESSORS = sorted(OFFLOAD_ARCHS + list(OFFLOAD_ARCHS_SINCE))
 
+# The bundler's table (LLVM 22's): which bundle entry IDs keep their target ID.
 _OFFLOAD_ARCH_SET = {a: True for a in OFFLOAD_ARCHS}
+
+# What a target may name.
+_TARGET_ARCH_SET = {a: True for a in KNOWN_PROCESSORS}
+
+def llvm_since(processor):
+    """The first LLVM major whose clang knows an OffloadArch name, or 0 for LLVM 22's own.
+
+    Args:
+      processor: "sm_100f".
+
+    Returns:
+      int.
+    """
+    return OFFLOAD_ARCHS_SINCE.get(processor, 0)
 
 # Offload kinds a bundle entry ID may carry.
 BUNDLE_KINDS = ["host", "openmp", "hip", "hipv4"]
@@ -284,9 +300,10 @@ def resolve_target(spec, kind, code_object = True):
 
     Accepted forms:
       * a target ID: "gfx906", "gfx90a:xnack+", "gfx11-generic", "sm_90a",
-        "amdgcnspirv" (processor checked against LLVM 22's OffloadArch table,
-        features against TargetParser; features sorted by name);
-      * "compute_90": PTX for the virtual architecture (kind "cuda");
+        "sm_100f", "amdgcnspirv" (processor checked against LLVM 22's
+        OffloadArch table and the names LLVM 23 added, features against
+        TargetParser; features sorted by name);
+      * "compute_90", "compute_100f": PTX for the virtual architecture (kind "cuda");
       * a triple such as "x86_64-pc-linux-gnu": an OpenMP host-CPU device;
       * a full bundle entry ID, "hipv4-amdgcn-amd-amdhsa--gfx906".
 
@@ -315,7 +332,7 @@ def _resolve(spec, kind, code_object):
     proc = spec.partition(":")[0]
     if proc.startswith("compute_"):
         sm = "sm_" + proc[len("compute_"):]
-        if sm not in _OFFLOAD_ARCH_SET:
+        if sm not in _TARGET_ARCH_SET:
             return None, _unknown_processor(spec, proc)
         if spec != proc:
             return None, "target %r: NVIDIA targets take no features" % spec
@@ -331,7 +348,7 @@ def _resolve(spec, kind, code_object):
         if err:
             return None, "target %r: %s" % (spec, err)
         return _target(spec, tid.canonical, kind, tid.processor, tid.canonical, tid.features, _AMDGCN_TRIPLE, _bundle_kind(kind, code_object), False, AMDGCN), ""
-    if proc in _OFFLOAD_ARCH_SET:
+    if proc in _TARGET_ARCH_SET:
         if spec != proc:
             return None, "target %r: only AMD processors take features (xnack, sramecc)" % spec
         if proc == "amdgcnspirv":
@@ -363,7 +380,7 @@ def _resolve_known():
     file loads (490 entries), leaves rules a lookup.
     """
     table = {}
-    specs = list(AMDGCN_GPUS) + OFFLOAD_ARCHS + ["compute_" + a[len("sm_"):] for a in OFFLOAD_ARCHS if a.startswith("sm_")]
+    specs = list(AMDGCN_GPUS) + KNOWN_PROCESSORS + ["compute_" + a[len("sm_"):] for a in KNOWN_PROCESSORS if a.startswith("sm_")]
     for spec in specs:
         for kind in KIND_NAMES:
             for code_object in (True, False):

@@ -648,6 +648,15 @@ def _cuda_unsupported_test(ctx):
 
 cuda_unsupported_test = analysistest.make(_cuda_unsupported_test, expect_failure = True)
 
+def _cuda_family_target_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "target \"sm_100f\": clang 22 does not know sm_100f (LLVM 23 added it); use a clang 23 or later")
+    return analysistest.end(env)
+
+# NVIDIA's family targets (sm_100f) are LLVM 23's: the clang-22 toolchain
+# fails at analysis, before its CUDA 11.8 would.
+cuda_family_target_test = analysistest.make(_cuda_family_target_test, expect_failure = True)
+
 def _rocm_unsupported_flag_test(ctx):
     env = analysistest.begin(ctx)
     asserts.expect_failure(env, "has no device libraries for gfx1100")

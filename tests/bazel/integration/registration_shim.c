@@ -46,6 +46,16 @@ static void* Real(const char* name) {
   return f;
 }
 
+// RegisteredSize is the size of the fat binary at data, from its header,
+// read within the program's loaded data; 0, logged, where the header is
+// not one or claims more.
+static size_t RegisteredSize(const unsigned char* data, size_t (*size)(const unsigned char*, size_t, const char**)) {
+  const char* why = NULL;
+  size_t n = size(data, ReadableFrom(data), &why);
+  if (why) fprintf(Log(), "shim: the fat binary at %p: %s\n", (const void*)data, why);
+  return n;
+}
+
 static void Named(const char* what, const char* name, void** handle) {
   fprintf(Log(), "%s %s handle=%p\n", what, name, (void*)handle);
   fflush(Log());
@@ -53,7 +63,7 @@ static void Named(const char* what, const char* name, void** handle) {
 
 void** __hipRegisterFatBinary(const struct FatbinWrapper* w) {
   void** handle = ((void** (*)(const struct FatbinWrapper*))Real("__hipRegisterFatBinary"))(w);
-  Dump("hipRegisterFatBinary", w->magic, w->data, BundleSize(w->data), handle);
+  Dump("hipRegisterFatBinary", w->magic, w->data, RegisteredSize(w->data, BundleSize), handle);
   return handle;
 }
 
@@ -73,7 +83,7 @@ void __hipRegisterVar(void** module, void* var, char* host_var, char* device_var
 
 void** __cudaRegisterFatBinary(const struct FatbinWrapper* w) {
   void** handle = ((void** (*)(const struct FatbinWrapper*))Real("__cudaRegisterFatBinary"))(w);
-  Dump("cudaRegisterFatBinary", w->magic, w->data, FatbinSize(w->data), handle);
+  Dump("cudaRegisterFatBinary", w->magic, w->data, RegisteredSize(w->data, FatbinSize), handle);
   return handle;
 }
 

@@ -1,0 +1,43 @@
+package regcheck
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/container"
+	"github.com/rules-offload/rules_offload/lib/nvfatbin"
+)
+
+// A fat binary as CUDA 13 writes it (ZSTD-compressed entries, cubins of
+// ELF ABI version 8 from ptxas 13: testdata/cuda13, docs/provenance.md)
+// lists its images with the cubins' own targets: sm_90a, which the entry
+// header records as 90, as the cubin says it.
+func TestCUDA13Images(t *testing.T) {
+	var images []nvfatbin.Image
+	for _, name := range []string{"k1.sm_90.cubin", "k1.sm_90a.cubin"} {
+		b, err := os.ReadFile("testdata/cuda13/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		images = append(images, nvfatbin.Image{Kind: nvfatbin.KindELF, Arch: 90, Data: b, Name: name})
+	}
+	fb, err := nvfatbin.Write(images, nvfatbin.WriteOptions{Release: nvfatbin.CUDA130, CompressAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := &reading{budget: budget.New(0), tmps: container.Temps{Dir: t.TempDir(), Pattern: "offload-regcheck-*"}, read: map[span]*Image{}}
+	defer rd.tmps.Close()
+	imgs, err := rd.cudaImages(io.NewSectionReader(bytes.NewReader(fb), 0, int64(len(fb))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imgs) != 2 || imgs[0].Target != "sm_90" || imgs[1].Target != "sm_90a" || len(imgs[1].Kernels) == 0 {
+		for _, im := range imgs {
+			t.Logf("%+v", *im)
+		}
+		t.Fatalf("%d images; want sm_90 and sm_90a with their kernels", len(imgs))
+	}
+}

@@ -1,0 +1,101 @@
+package targetid
+
+import "slices"
+
+// llvm23Archs are the names clang::OffloadArch gained in LLVM 23
+// (clang/lib/Basic/OffloadArch.cpp, read at LLVM main and checked against
+// Debian's clang-23 23.1.4, which accepts each as --offload-arch), each
+// after the name it follows in the table:
+//
+//   - NVIDIA's family-specific targets, sm_XYf. Code for sm_100f runs on
+//     every GPU of the sm_100 family (sm_100, sm_103); clang defines
+//     __CUDA_ARCH_FAMILY_SPECIFIC__ for it as nvcc does.
+//   - AMD processors and generic targets (gfx1154, gfx1170-gfx1172,
+//     gfx1310 and their generics), also in llvm23GPUs.
+//
+// The bundler's table (offloadArchs, KnownOffloadArch) stays LLVM 22's: the
+// conformance of the bundle formats is measured against LLVM 22's tools.
+var llvm23Archs = []struct{ name, after string }{
+	{"sm_100f", "sm_100a"},
+	{"sm_101f", "sm_101a"},
+	{"sm_103f", "sm_103a"},
+	{"sm_110f", "sm_110a"},
+	{"sm_120f", "sm_120a"},
+	{"sm_121f", "sm_121a"},
+	{"gfx1154", "gfx1153"},
+	{"gfx11-7-generic", "gfx1154"},
+	{"gfx1170", "gfx11-7-generic"},
+	{"gfx1171", "gfx1170"},
+	{"gfx1172", "gfx1171"},
+	{"gfx12-5-generic", "gfx1201"},
+	{"gfx13-generic", "gfx1251"},
+	{"gfx1310", "gfx13-generic"},
+}
+
+// llvm23GPUs are TargetParser's AMDGCN processors new in LLVM 23, and
+// those whose target-ID features changed (gfx1250 and gfx1251 gained
+// sramecc), as clang-23 23.1.4 accepts them in target IDs.
+var llvm23GPUs = []gpu{
+	{"gfx1154", "gfx1154", 0},
+	{"gfx11-7-generic", "gfx11-7-generic", 0},
+	{"gfx1170", "gfx1170", 0}, {"gfx1171", "gfx1171", 0}, {"gfx1172", "gfx1172", 0},
+	{"gfx12-5-generic", "gfx12-5-generic", 0},
+	{"gfx1250", "gfx1250", featSramecc}, {"gfx1251", "gfx1251", featSramecc},
+	{"gfx13-generic", "gfx13-generic", 0},
+	{"gfx1310", "gfx1310", 0},
+}
+
+// AMDGPUFeaturesLLVM returns the target-ID features ("sramecc", "xnack")
+// an AMDGCN processor supports in an LLVM major version's TargetParser
+// (22's for older), and whether that version knows the processor.
+func AMDGPUFeaturesLLVM(major int, processor string) ([]string, bool) {
+	g, ok := lookupGPU("amdgcn", processor)
+	if major >= 23 {
+		for _, n := range llvm23GPUs {
+			if n.name == processor {
+				g, ok = n, true
+			}
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	var f []string
+	if g.features&featSramecc != 0 {
+		f = append(f, "sramecc")
+	}
+	if g.features&featXnack != 0 {
+		f = append(f, "xnack")
+	}
+	return f, true
+}
+
+// OffloadArchsLLVM returns clang::OffloadArch's names in table order for an
+// LLVM major version: 22's table, or 23's for 23 and later. Older versions
+// get 22's.
+func OffloadArchsLLVM(major int) []string {
+	out := slices.Clone(offloadArchs)
+	if major < 23 {
+		return out
+	}
+	for _, a := range llvm23Archs {
+		i := slices.Index(out, a.after)
+		out = slices.Insert(out, i+1, a.name)
+	}
+	return out
+}
+
+// OffloadArchSince returns the first LLVM major version whose OffloadArch
+// table has name: 22 for the names of LLVM 22's table (the oldest these
+// tables record), 23 for those LLVM 23 added, 0 for names neither has.
+func OffloadArchSince(name string) int {
+	if KnownOffloadArch(name) {
+		return 22
+	}
+	for _, a := range llvm23Archs {
+		if a.name == name {
+			return 23
+		}
+	}
+	return 0
+}

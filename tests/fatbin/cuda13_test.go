@@ -1,0 +1,88 @@
+package fatbin_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rules-offload/rules_offload/internal/llvmtest"
+	"github.com/rules-offload/rules_offload/lib/nvfatbin"
+)
+
+// cuda13Dir holds what CUDA 13.0's fatbinary wrote, its command lines and
+// inputs (lib/nvfatbin's test data; docs/provenance.md). CUDA 13 does not
+// install here, so its output is the oracle.
+const cuda13Dir = "../../lib/nvfatbin/testdata/cuda13"
+
+// TestFatbinCUDA13CommandLines runs offload fatbin --cuda-version=13.0
+// with each of fatbinary 13's 12 command lines (fatbin/COMMANDS.txt, the
+// inputs named by their files here). Where fatbinary's output holds no
+// ZSTD entry, ours is byte for byte its; elsewhere each entry is stored
+// as fatbinary stored it (the same algorithm) and holds the same image:
+// our ZSTD frames are not libzstd's (docs/nvfatbin.md).
+func TestFatbinCUDA13CommandLines(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(cuda13Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string]string{
+		"k1.sm_80.cubin":    filepath.Join(abs, "cubin/k1.sm_80.cubin"),
+		"k1.sm_90.cubin":    filepath.Join(abs, "cubin/k1.sm_90.cubin"),
+		"k1.compute_90.ptx": filepath.Join(abs, "ptx/k1.compute_90.ptx"),
+	}
+	cmds, err := os.ReadFile(filepath.Join(abs, "fatbin/COMMANDS.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	identical, n := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(string(cmds)), "\n") {
+		_, cmd, _ := strings.Cut(line, ": ")
+		args := []string{"fatbin", "--cuda-version=13.0"}
+		var out string
+		for _, a := range strings.Fields(cmd)[1:] {
+			if v, ok := strings.CutPrefix(a, "--create="); ok {
+				out = v
+			}
+			for name, path := range inputs {
+				a = strings.Replace(a, "file="+name, "file="+path, 1)
+			}
+			args = append(args, a)
+		}
+		n++
+		llvmtest.Run(t, dir, offloadBin, args...)
+		ours, err1 := os.ReadFile(filepath.Join(dir, out))
+		theirs, err2 := os.ReadFile(filepath.Join(abs, "fatbin", out))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if bytes.Equal(ours, theirs) {
+			identical++
+			continue
+		}
+		oe, err1 := nvfatbin.ReadAll(bytes.NewReader(ours), int64(len(ours)))
+		te, err2 := nvfatbin.ReadAll(bytes.NewReader(theirs), int64(len(theirs)))
+		if err1 != nil || err2 != nil || len(oe) != len(te) {
+			t.Errorf("%s: %d entries (%v), fatbinary's %d (%v)", line, len(oe), err1, len(te), err2)
+			continue
+		}
+		zstd := false
+		for i := range oe {
+			zstd = zstd || te[i].Compression == nvfatbin.Zstd
+			oi, err1 := oe[i].Image(bytes.NewReader(ours))
+			ti, err2 := te[i].Image(bytes.NewReader(theirs))
+			if oe[i].Compression != te[i].Compression || err1 != nil || err2 != nil || !bytes.Equal(oi, ti) {
+				t.Errorf("%s: entry %d %s (%v), fatbinary's %s (%v), images equal %v", line, i, oe[i].Compression, err1, te[i].Compression, err2, bytes.Equal(oi, ti))
+			}
+		}
+		if !zstd {
+			t.Errorf("%s: not fatbinary's bytes, though none of its entries is ZSTD: %s", line, llvmtest.FirstDiff(ours, theirs))
+		}
+	}
+	if n != 12 || identical < 3 {
+		t.Errorf("%d command lines, %d outputs byte for byte fatbinary's; want 12 and at least 3", n, identical)
+	}
+	t.Logf("%d of %d byte for byte fatbinary 13's", identical, n)
+}
