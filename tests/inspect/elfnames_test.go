@@ -9,6 +9,7 @@ import (
 
 	"github.com/rules-offload/rules_offload/internal/hostile"
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
+	"github.com/rules-offload/rules_offload/lib/regcheck"
 )
 
 // The robustness tests of names that many headers share: ELF section and
@@ -27,7 +28,7 @@ func TestELFLongSectionNamesBounded(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "names.o"), hostile.ELFLongNames(8000, 480000, 0), 0o644)
 	os.WriteFile(filepath.Join(dir, "tails.o"), hostile.ELFLongNames(8000, 480000, 7), 0o644)
 	os.WriteFile(filepath.Join(dir, "names.ccob"), hostile.CCOBZlib(hostile.ELFLongNames(200000, 1000000, 0)), 0o644)
-	os.WriteFile(filepath.Join(dir, "empty.rec"), []byte("offload-registration-record 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "empty.rec"), []byte(regcheck.Magic+"\nend 0\n"), 0o644)
 	type run struct {
 		argv []string
 		code int
@@ -62,7 +63,7 @@ func TestELFLongSymbolNamesBounded(t *testing.T) {
 	for name, stride := range map[string]int{"syms.o": 0, "tails.o": 7} {
 		os.WriteFile(filepath.Join(dir, name), hostile.ELFLongSymbols(8000, 480000, stride), 0o644)
 	}
-	os.WriteFile(filepath.Join(dir, "empty.rec"), []byte("offload-registration-record 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "empty.rec"), []byte(regcheck.Magic+"\nend 0\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "dev.bin"), []byte("device"), 0o644)
 	for _, c := range []struct {
 		argv []string
