@@ -12,6 +12,14 @@
 // parent's peak (its VmHWM) into it, so it is used only where it is larger
 // than the parent's peak; a command that ends between two polls is then
 // measured too, unless the test itself is larger.
+//
+// The time cap is on CPU time (user and system, the command's and its
+// waited-for children's), not on wall time: a blowup burns CPU, while a
+// command that waits for a core on a loaded machine does not, so a test
+// on a busy two-core CI machine is not failed by its neighbours. CPU time
+// is polled from /proc/PID/stat and read exactly from the exit's rusage.
+// A wall-clock backstop of ten times the cap still ends a command that
+// hangs or waits on I/O without using the CPU.
 package capped
 
 import (
@@ -31,6 +39,10 @@ const (
 	MaxTime = 2 * time.Second
 )
 
+// WallFactor times the CPU cap is the wall-clock backstop: generous, so
+// that only a command that hangs or waits without computing meets it.
+const WallFactor = 10
+
 // Result is how a capped command ended.
 type Result struct {
 	Code   int    // exit status; -1 when killed
@@ -39,8 +51,10 @@ type Result struct {
 	Lines, Bytes int
 	PeakRSS      int64 // bytes, as last polled
 	Wall         time.Duration
-	// Over names the cap the command passed ("memory" or "time"), or is
-	// empty when it stayed within both (its exit status aside).
+	CPU          time.Duration // user and system time
+	// Over names the cap the command passed ("memory", "time" for CPU
+	// time, or "wall" for the backstop), or is empty when it stayed
+	// within them (its exit status aside).
 	Over string
 }
 
@@ -49,12 +63,12 @@ func (r Result) String() string {
 	if len(out) > 2000 {
 		out = out[:2000] + "..."
 	}
-	return fmt.Sprintf("exit %d after %v, peak RSS %d MiB, over cap %q, output:\n%s", r.Code, r.Wall.Round(time.Millisecond), r.PeakRSS>>20, r.Over, out)
+	return fmt.Sprintf("exit %d after %v (CPU %v), peak RSS %d MiB, over cap %q, output:\n%s", r.Code, r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond), r.PeakRSS>>20, r.Over, out)
 }
 
 // Run runs prog with args in dir, its environment env, killing it once its
-// resident set passes maxRSS bytes or it runs longer than limit. Output
-// past 16 MiB is dropped.
+// resident set passes maxRSS bytes, its CPU time passes limit, or its wall
+// time passes WallFactor times limit. Output past 16 MiB is dropped.
 func Run(dir string, env []string, maxRSS int64, limit time.Duration, prog string, args ...string) (Result, error) {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -69,7 +83,7 @@ func Run(dir string, env []string, maxRSS int64, limit time.Duration, prog strin
 	var r Result
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	deadline := time.After(limit)
+	deadline := time.After(WallFactor * limit)
 	var err error
 wait:
 	for {
@@ -77,12 +91,19 @@ wait:
 		case err = <-done:
 			break wait
 		case <-deadline:
-			r.Over = "time"
+			if r.Over == "" {
+				r.Over = "wall"
+			}
 			cmd.Process.Kill()
 		case <-tick.C:
-			r.PeakRSS = max(r.PeakRSS, peakRSS(cmd.Process.Pid))
+			pid := cmd.Process.Pid
+			r.PeakRSS = max(r.PeakRSS, peakRSS(pid))
 			if r.PeakRSS > maxRSS && r.Over == "" {
 				r.Over = "memory"
+				cmd.Process.Kill()
+			}
+			if cpuTime(pid) > limit && r.Over == "" {
+				r.Over = "time"
 				cmd.Process.Kill()
 			}
 		}
@@ -93,6 +114,10 @@ wait:
 	}
 	r.Code, r.Output = cmd.ProcessState.ExitCode(), out.String()
 	r.Lines, r.Bytes = out.lines, out.bytes
+	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if r.CPU > limit && r.Over == "" {
+		r.Over = "time"
+	}
 	if maxrss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; maxrss > peakRSS(os.Getpid()) {
 		r.PeakRSS = max(r.PeakRSS, maxrss)
 	}
@@ -116,6 +141,32 @@ func peakRSS(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// cpuTime is the CPU time process pid has used, its own and its reaped
+// children's (utime, stime, cutime and cstime of /proc/PID/stat, in the
+// kernel's fixed USER_HZ of 100 ticks a second), 0 once it is gone.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name in parentheses may hold spaces: count fields
+	// after its closing one, where field 3 (the state) comes first.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 15 {
+		return 0
+	}
+	var ticks int64
+	for _, s := range f[11:15] { // fields 14 to 17
+		n, _ := strconv.ParseInt(s, 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * (time.Second / 100)
 }
 
 // capWriter keeps the first max bytes written to it and counts them all.
