@@ -171,3 +171,39 @@ func ArLongNames(n, nameLen, stride int) []byte {
 	}
 	return b
 }
+
+// ELFUnterminatedStrtab returns a small relocatable object (null, .text,
+// .symtab, .strtab, .shstrtab, then one section per name of bundles, each
+// holding one zero byte) whose symbol string table (symbols) or section
+// name table (!symbols) lacks its final NUL: the last name runs to the
+// table's end. LLVM's readers refuse both.
+func ELFUnterminatedStrtab(symbols bool, bundles ...string) []byte {
+	shstr := "\x00.text\x00.symtab\x00.strtab\x00.shstrtab\x00"
+	var extra []uint32
+	for _, b := range bundles {
+		extra = append(extra, uint32(len(shstr)))
+		shstr += b + "\x00"
+	}
+	at := func(s string) uint32 { return uint32(bytes.Index([]byte(shstr), []byte("\x00"+s+"\x00")) + 1) }
+	names := []uint32{at(".text"), at(".symtab"), at(".strtab"), at(".shstrtab")}
+	strtab := "\x00main\x00"
+	if symbols {
+		strtab = strtab[:len(strtab)-1]
+	} else {
+		shstr = shstr[:len(shstr)-1]
+	}
+	symtab := make([]byte, 2*elfSymSize)
+	le.PutUint32(symtab[elfSymSize:], 1)
+	symtab[elfSymSize+4] = 1<<4 | 2 // STB_GLOBAL, STT_FUNC
+	le.PutUint16(symtab[elfSymSize+6:], 1)
+	secs := []ELFSection{
+		{NameOff: names[0], Type: shtProgbits, Data: []byte{0xc3}},
+		{NameOff: names[1], Type: shtSymtab, Link: 3, Info: 1, EntSize: elfSymSize, Data: symtab},
+		{NameOff: names[2], Type: shtStrtab, Data: []byte(strtab)},
+		{NameOff: names[3], Type: shtStrtab, Data: []byte(shstr)},
+	}
+	for _, off := range extra {
+		secs = append(secs, ELFSection{NameOff: off, Type: shtProgbits, Data: []byte{0}})
+	}
+	return ELFObject(secs, 4)
+}

@@ -60,6 +60,11 @@ func fileError(file string, err error) error {
 	if errors.As(err, &be) {
 		return err
 	}
+	// LLVM's reader of the object names no file for a bad string table.
+	var te *elfobj.StringTableError
+	if errors.As(err, &te) {
+		return &Error{Msg: te.LLVM(), Err: err, bare: true}
+	}
 	return &Error{File: file, Msg: describe(err), Err: err}
 }
 
@@ -90,9 +95,14 @@ func capitalize(s string) string {
 // other errors.
 func objcopyError(cfg *Config, err error) error {
 	var se *elfobj.SymbolSectionError
-	if !errors.As(err, &se) {
+	var te *elfobj.StringTableError
+	switch {
+	case errors.As(err, &se):
+		fmt.Fprintf(cfg.Stderr, "llvm-objcopy: error: %s\n", se.Objcopy())
+	case errors.As(err, &te):
+		fmt.Fprintf(cfg.Stderr, "llvm-objcopy: error: %s\n", te.LLVM())
+	default:
 		return nil
 	}
-	fmt.Fprintf(cfg.Stderr, "llvm-objcopy: error: %s\n", se.Objcopy())
 	return &Error{Msg: "'llvm-objcopy' tool failed", Err: err, bare: true}
 }

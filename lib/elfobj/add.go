@@ -45,6 +45,9 @@ func AddSections(w io.Writer, src io.ReaderAt, size int64, secs []NewSection) er
 	if err := f.checkSymbolSections(); err != nil {
 		return err
 	}
+	if err := f.checkSymbolStringTables(); err != nil {
+		return err
+	}
 	offs, err := rw.extendNames(secs)
 	if err != nil {
 		return err

@@ -167,6 +167,9 @@ func (f *File) checkNames(t *leanTables) error {
 	if !hasBytes(st) {
 		return &FormatError{int64(f.shoff), "section name table has no contents", nil}
 	}
+	if err := f.checkStringTable(f.ShStrIndex, st); err != nil {
+		return err
+	}
 	offs := make([]uint32, t.num)
 	for i := range offs {
 		offs[i] = f.c.bo.Uint32(t.shdrs[i*f.c.shdrSize():])

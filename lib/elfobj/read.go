@@ -150,6 +150,9 @@ func (f *File) readNames() error {
 	if !hasBytes(st) {
 		return &FormatError{int64(f.shoff), "section name table has no contents", nil}
 	}
+	if err := f.checkStringTable(f.ShStrIndex, st); err != nil {
+		return err
+	}
 	offs := make([]uint32, len(f.Sections))
 	for i, s := range f.Sections {
 		offs[i] = s.nameOff

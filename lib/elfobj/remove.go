@@ -21,6 +21,9 @@ func RemoveSections(w io.Writer, src io.ReaderAt, size int64, drop func(Section)
 	if err != nil {
 		return err
 	}
+	if err := f.checkSymbolStringTables(); err != nil {
+		return err
+	}
 	rw, err := f.newRewrite()
 	if err != nil {
 		return err
