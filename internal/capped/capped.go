@@ -25,6 +25,7 @@ package capped
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -70,8 +71,15 @@ func (r Result) String() string {
 // resident set passes maxRSS bytes, its CPU time passes limit, or its wall
 // time passes WallFactor times limit. Output past 16 MiB is dropped.
 func Run(dir string, env []string, maxRSS int64, limit time.Duration, prog string, args ...string) (Result, error) {
+	return RunInput(nil, dir, env, maxRSS, limit, prog, args...)
+}
+
+// RunInput is Run with the command's standard input read from stdin (nil:
+// the null device) through a pipe, so that the command meets a stream,
+// not a file.
+func RunInput(stdin io.Reader, dir string, env []string, maxRSS int64, limit time.Duration, prog string, args ...string) (Result, error) {
 	cmd := exec.Command(prog, args...)
-	cmd.Dir, cmd.Env = dir, env
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, stdin
 	out := &capWriter{max: 16 << 20}
 	cmd.Stdout, cmd.Stderr = out, out
 	start := time.Now()

@@ -141,8 +141,10 @@ func PackageFormat(w io.Writer, sources []Source, f Format) (int64, error) {
 }
 
 // OpenSources opens every source's file and sets Data and Size; "-" reads
-// standard input (stdin) into memory, as LLVM does. The returned function
-// closes the files. On error nothing stays open.
+// standard input (stdin), as LLVM does, but into an unlinked temporary
+// file (container.Spool), at most budget.DefaultLimit bytes, not into
+// memory. The returned function closes the files. On error nothing stays
+// open.
 func OpenSources(sources []Source, stdin io.Reader) (closeAll func(), err error) {
 	var files []*os.File
 	closeAll = func() {
@@ -153,12 +155,13 @@ func OpenSources(sources []Source, stdin io.Reader) (closeAll func(), err error)
 	for i := range sources {
 		s := &sources[i]
 		if s.File == "-" {
-			b, err := io.ReadAll(stdin)
+			src, err := SpoolStdin(stdin)
 			if err != nil {
 				closeAll()
 				return nil, err
 			}
-			s.Data, s.Size = strings.NewReader(string(b)), int64(len(b))
+			files = append(files, src.R.(*os.File))
+			s.Data, s.Size = src.R, src.Size
 			continue
 		}
 		f, err := os.Open(s.File)

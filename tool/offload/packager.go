@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -251,11 +250,12 @@ func extractImages(prog, input string, images []string, archive bool, stderr io.
 	var size int64
 	name := input
 	if input == "-" {
-		b, err := io.ReadAll(os.Stdin)
+		src, err := packager.SpoolStdin(os.Stdin)
 		if err != nil {
 			return &inputError{input, err}
 		}
-		r, size, name = bytes.NewReader(b), int64(len(b)), "<stdin>"
+		defer src.Close()
+		r, size, name = src.R, src.Size, "<stdin>"
 	} else {
 		fh, err := os.Open(input)
 		if err != nil {

@@ -13,7 +13,6 @@ package main
 // object where the host is an ELF x86-64 or AArch64 one.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
+	"github.com/rules-offload/rules_offload/lib/packager"
 	"github.com/rules-offload/rules_offload/lib/wrapper"
 	"github.com/rules-offload/rules_offload/tool/internal/cl"
 )
@@ -354,8 +354,8 @@ func (j *wrapJob) run(prog string, stderr io.Writer, format func(error) string) 
 	return 0
 }
 
-// open opens every input ("-" is standard input, read into memory) and adds
-// notes when asked.
+// open opens every input ("-" is standard input, spooled to a temporary
+// file) and adds notes when asked.
 func (j *wrapJob) open(prog string, stderr io.Writer) ([]wrapper.Image, func(), error) {
 	var files []*os.File
 	closeAll := func() {
@@ -367,11 +367,12 @@ func (j *wrapJob) open(prog string, stderr io.Writer) ([]wrapper.Image, func(), 
 	for i, path := range j.inputs {
 		var im wrapper.Image
 		if path == "-" {
-			b, err := io.ReadAll(os.Stdin)
+			src, err := packager.SpoolStdin(os.Stdin)
 			if err != nil {
 				return nil, closeAll, fmt.Errorf("'-': %v", err)
 			}
-			im = wrapper.Image{Data: bytes.NewReader(b), Size: int64(len(b))}
+			files = append(files, src.R.(*os.File))
+			im = wrapper.Image{Data: src.R, Size: src.Size}
 		} else {
 			f, err := os.Open(path)
 			if err != nil {
