@@ -47,6 +47,10 @@ type Node struct {
 	first  *Node  // the node SameAs names
 	// Error says where and why parsing of this node stopped.
 	Error string `json:"error,omitempty"`
+	// Truncated is set by ForJSON: for each field cut to its first 4 KiB
+	// (its JSON key, "entry.strings.2.value" for one inside the entry),
+	// the field's whole length in bytes.
+	Truncated map[string]int `json:"truncated,omitempty"`
 }
 
 // Entry is the target of a bundle entry or an OffloadBinary image.

@@ -53,9 +53,18 @@ func Brief(s string) string {
 	if len(s) <= MaxBrief {
 		return Name(s)
 	}
+	return strconv.Quote(Cut(s)) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// Cut is s's first MaxBrief bytes, or fewer so as not to split a UTF-8
+// sequence; s itself when it is no longer.
+func Cut(s string) string {
+	if len(s) <= MaxBrief {
+		return s
+	}
 	cut := MaxBrief
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return strconv.Quote(s[:cut]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+	return s[:cut]
 }

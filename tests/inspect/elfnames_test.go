@@ -2,6 +2,7 @@ package inspect_test
 
 import (
 	"debug/elf"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,6 +177,48 @@ func TestSymbolSectionPastTableRefused(t *testing.T) {
 	for _, name := range []string{"out.o", "out.bin"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			t.Errorf("%s written", name)
+		}
+	}
+}
+
+// Such archives in inspect --json: every member's name was written whole,
+// 1.1 GB of JSON for the 4,000 members above, 88 s and 5 GB resident
+// here. Names longer than 4 KiB are cut to that and the node's
+// "truncated" gives the whole length, so the document stays valid, says
+// what it left out, and is proportional to the members (2,000 here, 8.6 MB
+// of JSON, within what capped.Run keeps of the output).
+func TestArLongNamesJSONBounded(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "names.a"), hostile.ArLongNames(2000, 280000, 0), 0o644)
+	os.WriteFile(filepath.Join(dir, "tails.a"), hostile.ArLongNames(2000, 280000, 3), 0o644)
+	for _, in := range []string{"names.a", "tails.a"} {
+		r := runCapped(t, dir, "offload", "inspect", "--json", in)
+		if r.Code != 0 || r.Bytes > 10<<20 {
+			t.Errorf("inspect --json %s: %v; %d bytes of output", in, r, r.Bytes)
+			continue
+		}
+		var doc struct {
+			Files []struct {
+				Children []struct {
+					Name      string         `json:"name"`
+					Truncated map[string]int `json:"truncated"`
+				} `json:"children"`
+			} `json:"files"`
+		}
+		if err := json.Unmarshal([]byte(r.Output), &doc); err != nil || len(doc.Files) != 1 || len(doc.Files[0].Children) != 2000 {
+			t.Errorf("inspect --json %s: %v, %d bytes", in, err, r.Bytes)
+			continue
+		}
+		for i, m := range doc.Files[0].Children {
+			// Member i names the tail from 3i (mod the name's length) on.
+			whole := 280000 - (3*i)%280000
+			if in == "names.a" {
+				whole = 280000
+			}
+			if m.Name != strings.Repeat("A", 4096) || len(m.Truncated) != 1 || m.Truncated["name"] != whole {
+				t.Errorf("inspect --json %s: member %d is named %d bytes, truncated %v; want 4096 bytes of %d", in, i, len(m.Name), m.Truncated, whole)
+				break
+			}
 		}
 	}
 }

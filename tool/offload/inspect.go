@@ -64,6 +64,9 @@ func runInspect(prog string, args []string, stdout, stderr io.Writer) int {
 		nodes = append(nodes, n)
 	}
 	if asJSON.On {
+		for i, n := range nodes {
+			nodes[i] = inspect.ForJSON(n)
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(struct {
