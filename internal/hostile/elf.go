@@ -122,6 +122,13 @@ func ELFLongSymbols(n, nameLen, stride int) []byte {
 	return elfWithSymbols(longStrtab(nameLen), syms, 1)
 }
 
+// ELFSymbolsAt returns an ELF object whose symbol table defines one
+// global function per offset of offs into the string table strtab: a name
+// may start inside another, sharing its tail.
+func ELFSymbolsAt(strtab string, offs []uint32) []byte {
+	return elfWithSymbols([]byte(strtab), offs, 1)
+}
+
 // ELFSymbolInSection returns a small ELF object (five sections: null,
 // .text, .symtab, .strtab, .shstrtab) with one global function "main"
 // whose st_shndx is shndx, which need not be a section of the object.

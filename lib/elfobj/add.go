@@ -59,7 +59,7 @@ func AddSections(w io.Writer, src io.ReaderAt, size int64, secs []NewSection) er
 	for i, ns := range secs {
 		ns := ns
 		if tables != nil {
-			offs[i] = uint32(tables.offsets[f.ShStrIndex][ns.Name])
+			offs[i] = tables.extra[i]
 		}
 		rw.secs = append(rw.secs, outSec{
 			hdr: Section{
@@ -126,9 +126,20 @@ func (rw *rewrite) extendNames(secs []NewSection) ([]uint32, error) {
 	if st.Type != uint32(elf.SHT_STRTAB) || st.Flags&uint64(elf.SHF_ALLOC) != 0 {
 		return nil, unsupported("section name table %q is not a plain string table", st.Name)
 	}
+	// The new names are looked up among the old ones by length first:
+	// hashing every old name would cost the sum of their lengths, which
+	// sections naming tails of one long string make huge.
 	known := map[string]uint32{}
-	for _, s := range f.Sections[1:] {
-		known[s.Name] = s.nameOff
+	lookup := func(name string) (uint32, bool) {
+		if off, ok := known[name]; ok {
+			return off, true
+		}
+		for _, s := range f.Sections[1:] {
+			if len(s.Name) == len(name) && s.Name == name {
+				return s.nameOff, true
+			}
+		}
+		return 0, false
 	}
 	var extra []byte
 	if st.Size > 0 {
@@ -144,7 +155,7 @@ func (rw *rewrite) extendNames(secs []NewSection) ([]uint32, error) {
 	}
 	offs := make([]uint32, len(secs))
 	for i, s := range secs {
-		off, ok := known[s.Name]
+		off, ok := lookup(s.Name)
 		if !ok {
 			o := st.Size + uint64(len(extra))
 			if o > math.MaxUint32 {

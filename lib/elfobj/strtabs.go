@@ -18,16 +18,21 @@ const maxRebuiltTable = 64 << 20
 // (and of their symbols) disappear and the bytes equal what the compiler
 // wrote before the sections were added.
 type newTables struct {
-	tables  map[int][]byte            // input index of a string table → new contents
-	offsets map[int]map[string]uint64 // the same → offset of each string in it
-	symOff  map[uint32]uint32         // symbol table: old st_name → new
-	symtab  int                       // input index of the symbol table; 0: none rebuilt
+	tables map[int][]byte    // input index of a string table → new contents
+	symOff map[uint32]uint32 // symbol table: old st_name → new
+	secOff map[uint32]uint32 // section name table: old sh_name → new
+	extra  []uint32          // the added sections' names → offset
+	symtab int               // input index of the symbol table; 0: none rebuilt
 }
 
 // planTables reads the names that stay, adds extra (the names of sections
 // being added), and lays out the tables they live in. It returns nil (keep
 // the tables) for anything but one SHT_SYMTAB with SHT_STRTAB tables of
 // sane size in a relocatable object.
+//
+// Names are taken by their offsets in the old tables, never as strings
+// hashed or compared one by one: every symbol or section may name a tail
+// of one long string (tableLayout).
 func (p *removal) planTables(rw *rewrite, extra []string) (*newTables, error) {
 	f := p.f
 	if rw.fixed || f.Type != elf.ET_REL {
@@ -51,44 +56,100 @@ func (p *removal) planTables(rw *rewrite, extra []string) (*newTables, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The names are slices of the table, as Open's are: every symbol may
-	// name one long string.
-	oldNames := strtabs.NewTable(old, "\x00")
-	var symNames []string
-	var symOld []uint32
+	symNames := &tableLayout{old: strtabs.NewTable(old, "\x00")}
 	err = f.symbolChunks(f.Sections[sym], func(_ int, syms, _ []byte) error {
 		for j := 0; j*f.c.symSize() < len(syms); j++ {
 			off := f.c.decodeSym(syms[j*f.c.symSize():]).name
 			if uint64(off) >= uint64(len(old)) {
 				return &FormatError{int64(f.Sections[sym].Offset), "symbol name outside its string table", off}
 			}
-			symOld = append(symOld, off)
-			name, _ := oldNames.At(int(off)) // unterminated: to the table's end, as before
-			symNames = append(symNames, name)
+			symNames.offs = append(symNames.offs, off)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	var secNames []string
+	secNames := symNames
+	if str != shstr {
+		oldSec, err := p.readTable(shstr)
+		if err != nil {
+			return nil, err
+		}
+		secNames = &tableLayout{old: strtabs.NewTable(oldSec, "\x00")}
+	}
 	for i, s := range f.Sections {
 		if i != 0 && !p.dropped[i] {
-			secNames = append(secNames, s.Name)
+			secNames.offs = append(secNames.offs, s.nameOff)
 		}
 	}
-	secNames = append(secNames, extra...)
-	t := &newTables{tables: map[int][]byte{}, offsets: map[int]map[string]uint64{}, symOff: map[uint32]uint32{}, symtab: sym}
+	secNames.extra = extra
+	t := &newTables{tables: map[int][]byte{}, symtab: sym}
 	if str == shstr {
-		t.tables[str], t.offsets[str] = strtabs.Build(append(secNames, symNames...))
+		t.tables[str], t.symOff, t.extra = symNames.build()
+		t.secOff = t.symOff
 	} else {
-		t.tables[str], t.offsets[str] = strtabs.Build(symNames)
-		t.tables[shstr], t.offsets[shstr] = strtabs.Build(secNames)
-	}
-	for i, off := range symOld {
-		t.symOff[off] = uint32(t.offsets[str][symNames[i]])
+		t.tables[str], t.symOff, _ = symNames.build()
+		t.tables[shstr], t.secOff, t.extra = secNames.build()
 	}
 	return t, nil
+}
+
+// tableLayout is the names of one new string table: those at offs of the
+// old table, then extra.
+type tableLayout struct {
+	old   *strtabs.Table
+	offs  []uint32
+	extra []string
+}
+
+// build lays the table out (strtab.BuildRefs) and returns it, each old
+// offset's new one, and extra's offsets. Names of the old table that end
+// at the same terminator are tails of the longest of them: only that one
+// is a string to sort and write, the others refer to it, so the work is
+// proportional to the table, whatever the names' lengths.
+func (l *tableLayout) build() ([]byte, map[uint32]uint32, []uint32) {
+	type group struct{ base, start int }
+	byEnd := map[int]*group{} // terminator offset → longest name ending there
+	ends := make([]int, len(l.offs))
+	var groups []*group
+	for i, off := range l.offs {
+		name, _ := l.old.At(int(off)) // unterminated: to the table's end
+		end := int(off) + len(name)
+		ends[i] = end
+		g := byEnd[end]
+		if g == nil {
+			g = &group{start: int(off)}
+			byEnd[end] = g
+			groups = append(groups, g)
+		}
+		g.start = min(g.start, int(off))
+	}
+	var strs []string
+	for _, g := range groups {
+		g.base = len(strs)
+		name, _ := l.old.At(g.start)
+		strs = append(strs, name)
+	}
+	var refs []strtabs.Ref
+	for i, off := range l.offs {
+		g := byEnd[ends[i]]
+		refs = append(refs, strtabs.Ref{Of: g.base, Skip: int(off) - g.start})
+	}
+	for _, s := range l.extra {
+		refs = append(refs, strtabs.Ref{Of: len(strs)})
+		strs = append(strs, s)
+	}
+	tab, offs := strtabs.BuildRefs(strs, refs)
+	moved := make(map[uint32]uint32, len(l.offs))
+	for i, off := range l.offs {
+		moved[off] = uint32(offs[i])
+	}
+	extra := make([]uint32, len(l.extra))
+	for i := range l.extra {
+		extra[i] = uint32(offs[len(l.offs)+i])
+	}
+	return tab, moved, extra
 }
 
 // rebuildable reports whether section i is a kept SHT_STRTAB small enough
@@ -118,8 +179,8 @@ func (t *newTables) apply(p *removal, o *outSec, old int) {
 		o.hdr.Size = uint64(len(tab))
 		o.emit = func(w io.Writer) error { _, err := w.Write(tab); return err }
 	}
-	if names, ok := t.offsets[p.f.ShStrIndex]; ok {
-		o.hdr.nameOff = uint32(names[o.hdr.Name])
+	if old != 0 {
+		o.hdr.nameOff = t.secOff[o.hdr.nameOff]
 	}
 	if old == t.symtab {
 		o.emit = p.symtabEmitter(p.f.Sections[old], t.symOff)
