@@ -25,11 +25,12 @@ import (
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
+var obj2yamlName = llvmtest.Oracle("obj2yaml")
+
 const (
-	obj2yamlName = "obj2yaml-22"
-	ompPPC       = "openmp-powerpc64le-ibm-linux-gnu"
-	ompX86       = "openmp-x86_64-pc-linux-gnu"
-	suiteSource  = "int tally = 0;\nvoid add_two(void) { tally += 2; }\nint get_tally(void) { return tally; }\n"
+	ompPPC      = "openmp-powerpc64le-ibm-linux-gnu"
+	ompX86      = "openmp-x86_64-pc-linux-gnu"
+	suiteSource = "int tally = 0;\nvoid add_two(void) { tally += 2; }\nint get_tally(void) { return tally; }\n"
 )
 
 // suiteInput is one file of each type the bundler takes, compiled from one
@@ -775,7 +776,7 @@ func TestSuiteHIPPartialLink(t *testing.T) {
 	t.Parallel()
 	llvm(t)
 	cc := llvmtest.Tool(t, clangName)
-	llvmtest.Need(t, "ld.lld-22", "llvm-mc-22") // clang runs them from its own directory
+	llvmtest.Need(t, llvmtest.Oracle("ld.lld"), llvmtest.Oracle("llvm-mc")) // clang runs them from its own directory
 	dir := t.TempDir()
 	src := llvmtest.WriteFile(t, dir, "rdc.hip", []byte(`#define __device__ __attribute__((device))
 #define __global__ __attribute__((global))

@@ -39,7 +39,7 @@ type sides struct {
 
 func newSides(t *testing.T) *sides {
 	t.Helper()
-	s := &sides{t: t, root: t.TempDir(), llvmTool: llvmtest.Tool(t, "llvm-offload-binary-22"), ourTool: offloadBin}
+	s := &sides{t: t, root: t.TempDir(), llvmTool: llvmtest.Tool(t, llvmtest.Oracle("llvm-offload-binary")), ourTool: offloadBin}
 	s.llvm, s.ours = filepath.Join(s.root, "llvm"), filepath.Join(s.root, "ours")
 	for _, d := range []string{"in", "llvm", "ours", "tmp"} {
 		if err := os.Mkdir(filepath.Join(s.root, d), 0o755); err != nil {
@@ -325,8 +325,8 @@ func TestLLVMSuiteReadsPastBinary(t *testing.T) {
 // --archive from an archive of that object. The bitcode check is a
 // difference kept: see TestLLVMSuiteBitcodeInput.
 func TestLLVMSuiteDriverPackages(t *testing.T) {
-	clang := llvmtest.Tool(t, "clang-22")
-	ar := llvmtest.Tool(t, "llvm-ar-22")
+	clang := llvmtest.Tool(t, llvmtest.Oracle("clang"))
+	ar := llvmtest.Tool(t, llvmtest.Oracle("llvm-ar"))
 	s := newSides(t)
 	s.in("k.c", []byte("int device_value = 42;\nint host(void) { return device_value; }\n"))
 	in := filepath.Join(s.root, "in")
@@ -373,7 +373,7 @@ func TestLLVMSuiteDriverPackages(t *testing.T) {
 // llvm.embedded.objects metadata; we read no IR and refuse bitcode rather
 // than find nothing (docs/compatibility.md).
 func TestLLVMSuiteBitcodeInput(t *testing.T) {
-	clang := llvmtest.Tool(t, "clang-22")
+	clang := llvmtest.Tool(t, llvmtest.Oracle("clang"))
 	s := newSides(t)
 	src := s.in("dev.ll", deviceText)
 	s.both("-o", "../in/p.bin", "--image=file="+src+",triple=amdgcn-amd-amdhsa,arch=gfx908,kind=openmp")
@@ -440,7 +440,7 @@ Sections:
 func yaml2obj(t *testing.T, dir, name, yaml string) string {
 	t.Helper()
 	llvmtest.WriteFile(t, dir, name+".yaml", []byte(yaml))
-	llvmtest.Run(t, dir, llvmtest.Tool(t, "yaml2obj-22"), name+".yaml", "-o", name)
+	llvmtest.Run(t, dir, llvmtest.Tool(t, llvmtest.Oracle("yaml2obj")), name+".yaml", "-o", name)
 	return "../in/" + name
 }
 
@@ -453,7 +453,7 @@ func yaml2obj(t *testing.T, dir, name, yaml string) string {
 // shared object as an image (opaque bytes) and as an input (no section:
 // nothing).
 func TestLLVMSuiteObjdumpInputs(t *testing.T) {
-	clang := llvmtest.Tool(t, "clang-22")
+	clang := llvmtest.Tool(t, llvmtest.Oracle("clang"))
 	s := newSides(t)
 	in := filepath.Join(s.root, "in")
 	bin := yaml2obj(t, in, "offload.bin", offloadYAML)
@@ -502,7 +502,7 @@ func TestLLVMSuiteObjdumpInputs(t *testing.T) {
 // one more metadata key, which no image has, so nothing is written.
 // Without it both images match one file: a warning, and the last wins.
 func TestLLVMSuiteArchiveMembers(t *testing.T) {
-	llvmAr := llvmtest.Tool(t, "llvm-ar-22")
+	llvmAr := llvmtest.Tool(t, llvmtest.Oracle("llvm-ar"))
 	s := newSides(t)
 	a, b := s.in("contentA", []byte("aaaa\n")), s.in("contentB", []byte("bbbb\n"))
 	meta := "triple=x-y-z,arch=gfx90a,kind=openmp"
@@ -588,7 +588,7 @@ func bigObj(section []byte) []byte {
 // for other machines and names, a bigobj, and damaged objects, which both
 // tools refuse with the same words.
 func TestLLVMSuiteCOFF(t *testing.T) {
-	clang := llvmtest.Tool(t, "clang-22")
+	clang := llvmtest.Tool(t, llvmtest.Oracle("clang"))
 	s := newSides(t)
 	in := filepath.Join(s.root, "in")
 	yaml2obj(t, in, "offload.bin", offloadYAML)
