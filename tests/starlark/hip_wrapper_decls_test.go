@@ -24,7 +24,9 @@ func hipCopts(t *testing.T, version string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := func(d starlark.StringDict) starlark.Value { return starlarkstruct.FromStringDict(starlarkstruct.Default, d) }
+	s := func(d starlark.StringDict) starlark.Value {
+		return starlarkstruct.FromStringDict(starlarkstruct.Default, d)
+	}
 	rocm := starlark.NewDict(1)
 	if err := rocm.SetKey(providers["OffloadRocmInfo"], s(starlark.StringDict{
 		"found": starlark.True, "error": starlark.String(""), "root": starlark.String("external/offload_rocm"),
