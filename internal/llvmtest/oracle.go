@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"testing"
 )
 
 // OracleEnv names the environment variable that picks the LLVM release
@@ -43,4 +44,25 @@ func OracleMajor() int { return oracleMajor }
 // "clang-offload-bundler-23" with OFFLOAD_LLVM_ORACLE=23.
 func Oracle(name string) string {
 	return fmt.Sprintf("%s-%d", name, oracleMajor)
+}
+
+// Difference ends a cross-check whose oracle answers otherwise from LLVM
+// release since on than the release the drop-ins follow: it skips, naming
+// the difference and the test that pins the newer release's answer
+// (docs/compatibility.md lists them). With the default oracle it does
+// nothing.
+func Difference(t testing.TB, since int, what, pinnedBy string) {
+	t.Helper()
+	if oracleMajor >= since && oracleMajor > DefaultOracleMajor {
+		t.Skipf("LLVM %d answers otherwise than LLVM %d here: %s (pinned by %s; docs/compatibility.md, \"LLVM 23\")", oracleMajor, DefaultOracleMajor, what, pinnedBy)
+	}
+}
+
+// NeedOracleFrom skips a test that pins the answer of LLVM release major
+// or later unless the oracle is such a release (OFFLOAD_LLVM_ORACLE).
+func NeedOracleFrom(t testing.TB, major int) {
+	t.Helper()
+	if oracleMajor < major {
+		t.Skipf("pins LLVM %d's tools: runs with %s=%d (scripts/sid.sh's chroot has them)", major, OracleEnv, major)
+	}
 }

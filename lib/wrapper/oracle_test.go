@@ -49,6 +49,7 @@ func TestLLMatchesLLVM(t *testing.T) {
 			args := append([]string{"--kind=" + c.kind.String(), "--triple=" + triple, "-o", "ref.bc"}, c.inputs...)
 			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-offload-wrapper"), args...)
 			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), "ref.bc", "-o", "ref.ll")
+			asLLVM22(t, dir, "ref.ll")
 			var imgs []Image
 			for _, in := range c.inputs {
 				b, _ := os.ReadFile(filepath.Join(dir, in))
@@ -86,6 +87,7 @@ func TestCOFFMatchesLLVM(t *testing.T) {
 			name := kind.String() + "-" + triple
 			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-offload-wrapper"), "--kind="+kind.String(), "--triple="+triple, "-o", "ref.bc", "in.bin")
 			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), "ref.bc", "-o", "ref.ll")
+			asLLVM22(t, dir, "ref.ll")
 			o := Options{Kind: kind, Triple: triple}
 			os.WriteFile(filepath.Join(dir, "my.bc"), emit(t, "bc", []Image{memImage(inputs[kind])}, o), 0o644)
 			os.WriteFile(filepath.Join(dir, "my.ll"), emit(t, "ll", []Image{memImage(inputs[kind])}, o), 0o644)

@@ -734,6 +734,16 @@ func TestSuiteDecompressErrors(t *testing.T) {
 			lr := run(t, dir, nil, l, args...)
 			os.Remove(filepath.Join(dir, "out"))
 			or := run(t, dir, nil, ours(), args...)
+			if name == "version9.bc" && llvmtest.OracleMajor() >= 23 {
+				// LLVM 23 no longer refuses an unknown version: it reads
+				// version 9 as 3 and fails in zstd; ours keeps 22.1.8's
+				// refusal.
+				if lr.Code != 1 || !strings.Contains(errText(lr.Stderr), "Could not decompress embedded file contents: Src size is incorrect") ||
+					!strings.Contains(errText(or.Stderr), "Compressed bundle header size too small: unknown version 9") {
+					t.Errorf("%q: LLVM %d: %v\nours %v", args, llvmtest.OracleMajor(), lr, or)
+				}
+				continue
+			}
 			sameError(t, fmt.Sprint(args), lr, or)
 			var in string
 			for _, a := range args {

@@ -64,7 +64,11 @@ func llvm(t testing.TB) tool {
 func run(t testing.TB, dir string, env []string, tl tool, args ...string) llvmtest.Result {
 	t.Helper()
 	argv := append(append([]string(nil), tl.argv[1:]...), args...)
-	return llvmtest.RunResult(t, dir, append(llvmtest.BundlerEnv(), env...), tl.argv[0], argv...)
+	r := llvmtest.RunResult(t, dir, append(llvmtest.BundlerEnv(), env...), tl.argv[0], argv...)
+	if tl.name == "llvm" {
+		r.Stderr = llvm23Said(r.Stderr) // LLVM 23's words as 22.1.8's (llvm23_test.go)
+	}
+	return r
 }
 
 // errText is the message after "error: " in a tool's stderr, up to the end

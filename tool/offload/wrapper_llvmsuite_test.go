@@ -33,6 +33,11 @@ const suiteSource = "; RUN: wrap %s -o %t.bc\n;\tCHECK: c\"{{.*}}\", section \"x
 func disBody(t *testing.T, dir, file string) string {
 	t.Helper()
 	_, body, _ := strings.Cut(llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), file, "-o", "-"), "\n")
+	if llvmtest.OracleMajor() >= 23 {
+		// LLVM 23 marks the fat binary wrapper so; 22.1.8 and ours do
+		// not (pinned by lib/wrapper's asLLVM22).
+		body = strings.ReplaceAll(body, ", no_sanitize_address, no_sanitize_hwaddress", "")
+	}
 	return body
 }
 
@@ -141,6 +146,7 @@ func TestSuiteWrapperRuns(t *testing.T) {
 // .text.startup, no Mach-O section); we refuse the triple, saying so, and
 // write nothing (docs/compatibility.md).
 func TestSuiteWrapperRefusals(t *testing.T) {
+	llvmtest.Difference(t, 23, "llvm-offload-wrapper 23 takes --kind=sycl and --relocatable, which 22.1.8 and ours refuse, and clang-23 fails on its Mach-O module in the back end (section specifier), not in .text.startup", "the LLVM 23 run of this test; docs/compatibility.md")
 	llvmtest.Need(t, llvmtest.Oracle("llvm-offload-wrapper"), llvmtest.Oracle("clang"))
 	prog := llvmtest.Oracle("llvm-offload-wrapper")
 	for _, c := range []struct {
