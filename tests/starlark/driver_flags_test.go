@@ -1,6 +1,7 @@
 package starlark_test
 
 import (
+	"strings"
 	"testing"
 
 	"go.starlark.net/starlark"
@@ -69,5 +70,35 @@ plans = {
 		if got.String() != w {
 			t.Errorf("%s RDC plan flags %s; want %s", k, got, w)
 		}
+	}
+}
+
+// The relocatable AMDGPU device link splits LTO into 8 partitions as
+// clang-linker-wrapper did up to LLVM 22, and links in one from LLVM 23,
+// as its wrapper does: with the partitions clang-23's images keep
+// __hip_cuid_ symbols the wrapper's lose (measured in the sid chroot: the
+// link without them equals clang-linker-wrapper-23's image byte for byte).
+func TestAMDGPULTOPartitionsPerLLVM(t *testing.T) {
+	g := exec(t, `
+load("//rules/private/kinds:families.bzl", "AMDGCN")
+
+_t = struct(name = "gfx906", processor = "gfx906", target_id = "gfx906", triple = "amdgcn-amd-amdhsa")
+_rocm = struct(found = True, root = "external/offload_rocm", code_object_version = 0)
+
+flags = {
+    major: AMDGCN.device_link_flags(struct(llvm = struct(major = major), version = "", rocm = _rocm), _t, True)
+    for major in [22, 23]
+}
+unknown = AMDGCN.device_link_flags(struct(llvm = None, version = "", rocm = _rocm), _t, True)
+`)
+	flags := g["flags"].(*starlark.Dict)
+	for major, want := range map[int]bool{22: true, 23: false} {
+		got, _, _ := flags.Get(starlark.MakeInt(major))
+		if has := strings.Contains(got.String(), `"-flto-partitions=8"`); has != want {
+			t.Errorf("LLVM %d: device link flags %s; want -flto-partitions=8: %v", major, got, want)
+		}
+	}
+	if !strings.Contains(g["unknown"].String(), `"-flto-partitions=8"`) {
+		t.Errorf("a clang of unknown version: %s; want the partitions", g["unknown"])
 	}
 }
