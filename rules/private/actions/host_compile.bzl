@@ -1,6 +1,7 @@
 """The host half of a HIP, CUDA or OpenMP source: one compile per source."""
 
 load("//rules/private:common.bzl", "MNEMONICS")
+load("//rules/private/kinds:common.bzl", "new_driver_flags")
 load(":compile.bzl", "add_source_flags", "run_command")
 
 def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid, source_kwargs):
@@ -55,7 +56,7 @@ def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid,
     if device_code == "rdc":
         # Relocatable device code: the object gets offload entries
         # (section llvm_offload_entries) that the link's registration reads.
-        args.add_all(["--offload-new-driver", "-fgpu-rdc"])
+        args.add_all(new_driver_flags(clang) + ["-fgpu-rdc"])
     elif device_code and device_code != "separate":
         embedded = [device_code]
         args.add_all(["-Xclang", "-fcuda-include-gpubinary", "-Xclang", device_code])

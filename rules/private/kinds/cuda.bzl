@@ -6,7 +6,7 @@ compute_XX, NVIDIA fat binaries; the CUDA installation of the clang
 toolchain (clang.cuda) is read here and in families.bzl only.
 """
 
-load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "no_device_link", "no_error", "no_wavefront", "no_wrap_flags", "shared_library")
+load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "new_driver_flags", "no_device_link", "no_error", "no_wavefront", "no_wrap_flags", "shared_library")
 
 # nvcc links cudart_static with these by default; the static runtime calls
 # dlopen, clock_gettime and pthreads.
@@ -63,11 +63,11 @@ def _sdk_error(clang, target, flags):
         )
     return ""
 
-def _rdc_plan(_clang, target):
+def _rdc_plan(clang, target):
     if target.ptx:
         return None, ("target %r: relocatable device code is linked by nvlink, which takes cubins, " % target.name +
                       "not PTX; use sm_%s, or rdc = False" % target.processor[len("sm_"):])
-    return struct(flags = ["-c", "-fgpu-rdc", "--offload-new-driver"], ext = ".rdc.o", image_kind = "cubin", files = []), ""
+    return struct(flags = ["-c", "-fgpu-rdc"] + new_driver_flags(clang), ext = ".rdc.o", image_kind = "cubin", files = []), ""
 
 def _host_flags(targets, cuid):
     return cuid_host_flags(["-x", "cuda"], targets, cuid)

@@ -5,7 +5,7 @@ fields. AMD GPUs (amdgcn) and SPIR-V for AMD; the ROCm installation of the
 clang toolchain (clang.rocm) is read here and in families.bzl only.
 """
 
-load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "no_device_link", "no_target_list_flags", "no_wrap_flags", "shared_library")
+load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "new_driver_flags", "no_device_link", "no_target_list_flags", "no_wrap_flags", "shared_library")
 
 # Flags that turn a HIP device compile's code object into LLVM bitcode.
 _BITCODE_FLAGS = ["-fgpu-rdc", "-fcuda-rdc", "-emit-llvm", "-flto", "-foffload-lto"]
@@ -72,14 +72,14 @@ def _sdk_error(clang, target, flags):
         )
     return ""
 
-def _rdc_plan(_clang, target):
+def _rdc_plan(clang, target):
     if target.ptx:
         return None, ("target %r: relocatable device code is linked by nvlink, which takes cubins, " % target.name +
                       "not PTX; use sm_%s, or rdc = False" % target.processor[len("sm_"):])
 
     # ".o", not ".bc": clang compiles a .bc input again (device libraries
     # and all) instead of handing it to the LTO link.
-    return struct(flags = ["-c", "-fgpu-rdc", "--offload-new-driver"], ext = ".rdc.o", image_kind = "bitcode", files = []), ""
+    return struct(flags = ["-c", "-fgpu-rdc"] + new_driver_flags(clang), ext = ".rdc.o", image_kind = "bitcode", files = []), ""
 
 def _host_flags(targets, cuid):
     return cuid_host_flags(["-x", "hip"], targets, cuid)

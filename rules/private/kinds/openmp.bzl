@@ -64,6 +64,18 @@ def _available(clang, family):
     prefix = _RUNTIME_FAMILY[family] + "-"
     return sorted([k[len(prefix):] for k in clang.llvm.openmp_device_runtime if k.startswith(prefix)])
 
+def _undeclared_sdk(target, what, attribute, default):
+    """The error for a GPU target of a clang toolchain that declares no SDK for it.
+
+    offload_clang_toolchain(llvm = ...) takes its SDKs only as attributes: a
+    toolchain written without them has none, whatever repositories the
+    workspace holds. The message names the attribute and the repository the
+    default toolchain (//rules/toolchains:hermetic_clang) passes.
+    """
+    return ("OpenMP target %r needs %s, and the clang toolchain declares none: set " % (target.name, what) +
+            "offload_clang_toolchain(%s = \"%s\") (the workspace's, as the default toolchain does) " % (attribute, default) +
+            "or another offload_%s" % attribute)
+
 def _gpu_error(clang, target):
     """Why clang's LLVM, its OpenMP device runtime or the SDK cannot serve a GPU target, or ""."""
     family = target.family.name
@@ -88,9 +100,11 @@ def _gpu_error(clang, target):
         )
     if family == "nvptx":
         cuda = clang.cuda
-        if not cuda or not cuda.found or not clang.ptxas:
+        if not cuda:
+            return _undeclared_sdk(target, "a CUDA toolkit (libdevice, ptxas, nvlink)", "cuda", "@offload_cuda//:cuda")
+        if not cuda.found or not clang.ptxas:
             return ("OpenMP target %r needs a CUDA toolkit (libdevice, ptxas, nvlink), and the clang toolchain has " % target.name +
-                    "none%s" % ((": " + cuda.error) if cuda and not cuda.found else ""))
+                    "none%s" % ((": " + cuda.error) if not cuda.found else ""))
         if cuda.archs and target.processor not in cuda.archs:
             return "target %r: CUDA %s (%s) cannot build %s; its ptxas supports %s." % (
                 target.name,
@@ -101,11 +115,10 @@ def _gpu_error(clang, target):
             )
     else:
         rocm = clang.rocm
-        if not rocm or not rocm.found:
-            return ("OpenMP target %r needs ROCm's device libraries, and the clang toolchain has none%s" % (
-                target.name,
-                (": " + rocm.error) if rocm else "",
-            ))
+        if not rocm:
+            return _undeclared_sdk(target, "ROCm's device libraries", "rocm", "@offload_rocm//:rocm")
+        if not rocm.found:
+            return "OpenMP target %r needs ROCm's device libraries, and the clang toolchain has none: %s" % (target.name, rocm.error)
         if target.processor not in rocm.processors:
             return "target %r: ROCm %s (%s) has no device libraries for %s; it has them for %s." % (
                 target.name,
