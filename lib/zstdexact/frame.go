@@ -26,11 +26,19 @@ var ErrStrategy = errors.New("zstdexact: the level's strategy is not implemented
 
 const blockSizeMax = 128 << 10
 
+// MaxSource is the largest source Compress takes: libzstd renumbers its
+// table indices ("overflow correction") past 3.5 GiB, which this package
+// does not do.
+const MaxSource = 1 << 31
+
 // Supported says whether Compress can write level's frame for a source
 // of n bytes.
 func Supported(level int, n int) bool {
+	if level < 1 || level > 22 || n > MaxSource {
+		return false
+	}
 	p := paramsFor(level, int64(n))
-	return p.strat >= stratGreedy && p.strat <= stratLazy2 && !p.useRowMatchFinder()
+	return p.strat >= stratGreedy && p.strat <= stratLazy2
 }
 
 // Compress appends to dst the ZSTD frame libzstd's ZSTD_compress writes
@@ -39,6 +47,9 @@ func Supported(level int, n int) bool {
 func Compress(dst, src []byte, level int) ([]byte, error) {
 	if level < 1 || level > 22 {
 		return nil, fmt.Errorf("zstdexact: level %d out of 1..22", level)
+	}
+	if len(src) > MaxSource {
+		return nil, fmt.Errorf("zstdexact: a source of %d bytes, over the %d supported", len(src), MaxSource)
 	}
 	if !Supported(level, len(src)) {
 		return nil, ErrStrategy

@@ -21,6 +21,13 @@ func TestOracle(t *testing.T) {
 		t.Skip("ZSTDEXACT_ORACLE not set")
 	}
 	level := 5
+	if l := os.Getenv("ZSTDEXACT_LEVEL"); l != "" {
+		fmt.Sscan(l, &level)
+	}
+	nGen := 150
+	if os.Getenv("ZSTDEXACT_FILES_ONLY") != "" {
+		nGen = 0
+	}
 	var inputs [][]byte
 	var names []string
 	if g := os.Getenv("ZSTDEXACT_FILES"); g != "" {
@@ -35,8 +42,8 @@ func TestOracle(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 300; i++ {
-		inputs = append(inputs, genInput(rng, rng.Intn(20000)))
+	for i := 0; i < nGen; i++ {
+		inputs = append(inputs, genInput(rng, rng.Intn(300000)))
 		names = append(names, fmt.Sprintf("gen%d", i))
 	}
 	dir := t.TempDir()
