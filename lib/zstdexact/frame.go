@@ -117,6 +117,7 @@ type compressor struct {
 	huf   hufState
 	fse   fseTables
 	ss    seqStore
+	codes [3][]uint8 // of lengths and offsets, per block
 	first bool
 }
 
@@ -184,7 +185,7 @@ func (c *compressor) compressBlock(dst []byte, pos, n int) (int, []byte) {
 	nSeq := len(c.ss.seqs)
 	suspect := nSeq == 0 || len(c.ss.lits)/nSeq >= 20
 	out, huf := compressLiterals(dst, c.ss.lits, c.huf, c.p.strat, suspect)
-	out, fse, ok, err := compressSequences(out, c.ss.seqs, c.fse, c.p.strat)
+	out, fse, ok, err := compressSequences(out, c.ss.seqs, c.fse, c.p.strat, &c.codes)
 	cSize := len(out) - start
 	if err != nil || !ok || cSize >= n-minGain(n, c.p.strat) {
 		cSize = 0

@@ -1,6 +1,9 @@
 package zstdexact
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // startIndex is the table index libzstd gives the first byte of a frame:
 // index 0 marks an empty table slot, and matches start above it.
@@ -62,6 +65,12 @@ func read32(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[i:]) }
 // reading at or past limit.
 func count(src []byte, a, b, limit int) int {
 	n := 0
+	for a+n+8 <= limit {
+		if x := binary.LittleEndian.Uint64(src[a+n:]) ^ binary.LittleEndian.Uint64(src[b+n:]); x != 0 {
+			return n + bits.TrailingZeros64(x)/8
+		}
+		n += 8
+	}
 	for a+n < limit && src[a+n] == src[b+n] {
 		n++
 	}

@@ -1,6 +1,9 @@
 package zstdexact
 
-import "math/big"
+import (
+	"math/big"
+	"slices"
+)
 
 // The sequences section: codes of the lengths and offsets, the choice
 // of each code table (predefined, RLE, new or the previous block's) and
@@ -246,9 +249,10 @@ func countCodes(cnt []uint32, codes []uint8) (maxSym, mostFrequent int) {
 }
 
 // compressSequences appends the sequences section of seqs and returns
-// the tables for the next block. ok is false where libzstd gives up and
+// the tables for the next block; codes is room for the codes, kept from
+// block to block. ok is false where libzstd gives up and
 // stores the block raw.
-func compressSequences(out []byte, seqs []sequence, prev fseTables, s strategy) ([]byte, fseTables, bool, error) {
+func compressSequences(out []byte, seqs []sequence, prev fseTables, s strategy, codes *[3][]uint8) ([]byte, fseTables, bool, error) {
 	nbSeq := len(seqs)
 	switch {
 	case nbSeq < 128:
@@ -261,9 +265,10 @@ func compressSequences(out []byte, seqs []sequence, prev fseTables, s strategy) 
 	if nbSeq == 0 {
 		return out, prev, true, nil
 	}
-	llCodes := make([]uint8, nbSeq)
-	ofCodes := make([]uint8, nbSeq)
-	mlCodes := make([]uint8, nbSeq)
+	for i := range codes {
+		codes[i] = slices.Grow(codes[i][:0], nbSeq)[:nbSeq]
+	}
+	llCodes, ofCodes, mlCodes := codes[0], codes[1], codes[2]
 	for i, q := range seqs {
 		llCodes[i] = llCode(q.litLen)
 		ofCodes[i] = uint8(highbit(q.offBase))
