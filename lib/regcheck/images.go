@@ -48,17 +48,20 @@ func (rec *Record) Images(u *Unit) ([]*Image, error) {
 	return out, nil
 }
 
-// registered says what each runtime's registration call is handed: a
-// container of format, read as one whatever its head says (its reader
-// says why when it is not one), or, where image is set, either such a
-// container or the device image itself.
-var registered = map[string]struct {
-	format container.Format
-	image  bool
-}{
+// registered says what each runtime's registration call is handed.
+var registered = map[string]takes{
 	"cuda":   {container.FormatNVFatbin, false},     // __cudaRegisterFatBinary
 	"hip":    {container.FormatBundle, false},       // __hipRegisterFatBinary
 	"openmp": {container.FormatOffloadBinary, true}, // __tgt_register_lib: LLVM's new driver's, or legacy entries' image
+}
+
+// takes is what a registration call is handed: a container of format,
+// read as one whatever its head says (its reader says why when it is not
+// one), or, where image is set, either such a container or the device
+// image itself.
+type takes struct {
+	format container.Format
+	image  bool
 }
 
 // declared is what the blob's compressed images declare they inflate to,
