@@ -86,6 +86,10 @@ KINDS = {k.name: k for k in _ALL}
 # The attributes' values lists.
 KIND_NAMES = [k.name for k in _ALL]
 
+# The kinds clang-offload-bundler has an entry kind for: what a
+# heterogeneous archive can hold (offload_device_archive).
+BUNDLE_KIND_NAMES = [k.name for k in _ALL if k.bundle_kind]
+
 def kinds_for_family(family):
     """The kinds that offload to a device family, as an error message lists them.
 
