@@ -4,7 +4,7 @@ One struct of the kind's choices; registry.bzl lists it and documents the
 fields. Host-CPU devices (a triple such as x86_64-pc-linux-gnu), NVIDIA GPUs
 (sm_XX) and AMD GPUs (gfxXXX). Device code is always linked per program, and
 each source's device and host halves run in one action
-(actions/openmp_compile.bzl says why). The runtime, host and device, is the
+(actions/joint_compile.bzl says why). The runtime, host and device, is the
 compiler's LLVM's (clang.llvm): libomp and libomptarget for the program,
 libomptarget-nvptx-sm_XX.bc / libomptarget-amdgpu-gfxXXX.bc for GPU code,
 which LLVM must ship for the target (Debian's libomp-<N>-dev). GPU device

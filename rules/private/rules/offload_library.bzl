@@ -11,9 +11,8 @@ load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:compile.bzl", "device_compile_command", "run_command", "source_cuid")
 load("//rules/private/actions:compile_command.bzl", "compile_command_file", "emit_compile_command")
 load("//rules/private/actions:containers.bzl", "CONTAINERS")
-load("//rules/private/actions:hip_fatbin_object.bzl", "emit_hip_fatbin_object")
 load("//rules/private/actions:host_compile.bzl", "emit_host_compile", "host_compile_command")
-load("//rules/private/actions:openmp_compile.bzl", "emit_openmp_compile")
+load("//rules/private/actions:joint_compile.bzl", "emit_joint_compile")
 load("//rules/private/kinds:registry.bzl", "KINDS", "KIND_NAMES")
 
 def _check_copts(ctx):
@@ -30,11 +29,12 @@ def _gpubinary(ctx, kind, images, stem):
     out = ctx.actions.declare_file("_offload/%s/%s%s" % (ctx.label.name, stem, container.ext))
     return container.emit(ctx, find_offload_tool(ctx), images, out)
 
-def _hip_fatbin_object(ctx, clang, fatbin, cuid, stem):
-    """The object that holds a source's HIP fat binary for its host object."""
-    out = ctx.actions.declare_file("_offload/%s/%s.hipfb.o" % (ctx.label.name, stem))
+def _fat_binary_object(ctx, clang, kind, fat_binary, cuid, stem):
+    """The object that holds a source's fat binary for its host object."""
+    container = CONTAINERS[kind.fat_binary]
+    out = ctx.actions.declare_file("_offload/%s/%s%s.o" % (ctx.label.name, stem, container.ext))
     triple = clang.host_triple or DEFAULT_HOST_TRIPLE
-    return emit_hip_fatbin_object(ctx, find_offload_tool(ctx), fatbin, cuid, triple, out)
+    return container.object(ctx, find_offload_tool(ctx), fat_binary, cuid, triple, out)
 
 def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     """Relocatable device objects per (target, source), and the provider that carries them.
@@ -50,9 +50,9 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     images = []
     objects = {}
 
-    # OpenMP: each source's device compiles wait for its host compile, to
-    # run in one action with it (emit_openmp_compile says why).
-    openmp_commands = {}
+    # device_with_host (OpenMP): each source's device compiles wait for its
+    # host compile, to run in one action with it (emit_joint_compile says why).
+    joint_commands = {}
     for t in targets:
         plan, err = kind.rdc_plan(clang, t)
         if err:
@@ -71,7 +71,7 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
                     what = command.what,
                 )
             if kind.device_with_host:
-                openmp_commands.setdefault(src.path, []).append(command)
+                joint_commands.setdefault(src.path, []).append(command)
             else:
                 run_command(ctx, clang, command, MNEMONICS.compile, "Compiling")
             mine.append(out)
@@ -101,7 +101,7 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
         # device link of the same objects in that order makes the same image.
         objects = {n: depset(objects[n], transitive = transitive[n], order = "topological") for n in names},
     )
-    return images, info, openmp_commands
+    return images, info, joint_commands
 
 def _offload_library_impl(ctx):
     kind = KINDS[ctx.attr.kind]
@@ -120,14 +120,14 @@ def _offload_library_impl(ctx):
 
     stems = source_stems(srcs)
     providers = []
-    openmp_commands = {}
+    joint_commands = {}
 
     # OpenMP device code is always linked per program, as clang's driver
     # links it at the program's link.
     rdc = ctx.attr.rdc or kind.always_rdc
     if rdc:
         # Device half: relocatable device objects, linked once per binary.
-        images, rdc_info, openmp_commands = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
+        images, rdc_info, joint_commands = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
         providers.append(rdc_info)
     else:
         # Device half: one compile per (target, source), as offload_bundle.
@@ -153,11 +153,11 @@ def _offload_library_impl(ctx):
             device_code = _gpubinary(ctx, kind, mine, stem)
         fatbin_object = None
         if kind.fat_binary_object and not rdc:
-            fatbin_object = _hip_fatbin_object(ctx, clang, device_code, cuid, stem)
+            fatbin_object = _fat_binary_object(ctx, clang, kind, device_code, cuid, stem)
             device_code = "separate"
         if kind.device_with_host:
             host = host_compile_command(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
-            emit_openmp_compile(ctx, clang, src, openmp_commands[src.path] + [host])
+            emit_joint_compile(ctx, clang, src, joint_commands[src.path] + [host])
         else:
             emit_host_compile(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
 
