@@ -39,7 +39,7 @@ def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid,
       struct(args, inputs, outputs, mapping, what) for run_command.
     """
     args = ctx.actions.args()
-    args.add_all(kind.host_flags([] if device_code == "separate" else targets, cuid))
+    args.add_all(kind.host.flags([] if device_code == "separate" else targets, cuid))
 
     # Host objects may go into shared libraries (cc_test links dynamically).
     args.add("-fPIC")
@@ -47,7 +47,7 @@ def host_compile_command(ctx, clang, src, kind, targets, device_code, out, cuid,
         args,
         clang,
         kind,
-        kind.host_wavefront,
+        kind.host.wavefront,
         src,
         out,
         **source_kwargs

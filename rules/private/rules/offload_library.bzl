@@ -25,13 +25,13 @@ def _check_copts(ctx):
 
 def _gpubinary(ctx, kind, images, stem):
     """One source's device images in the container its host half embeds or refers to."""
-    container = CONTAINERS[kind.fat_binary]
+    container = CONTAINERS[kind.host.fat_binary]
     out = ctx.actions.declare_file("_offload/%s/%s%s" % (ctx.label.name, stem, container.ext))
     return container.emit(ctx, find_offload_tool(ctx), images, out)
 
 def _fat_binary_object(ctx, clang, kind, fat_binary, cuid, stem):
     """The object that holds a source's fat binary for its host object."""
-    container = CONTAINERS[kind.fat_binary]
+    container = CONTAINERS[kind.host.fat_binary]
     out = ctx.actions.declare_file("_offload/%s/%s%s.o" % (ctx.label.name, stem, container.ext))
     triple = clang.host_triple or DEFAULT_HOST_TRIPLE
     return container.object(ctx, find_offload_tool(ctx), fat_binary, cuid, triple, out)
@@ -54,7 +54,7 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     # host compile, to run in one action with it (emit_joint_compile says why).
     joint_commands = {}
     for t in targets:
-        plan, err = kind.rdc_plan(clang, t)
+        plan, err = kind.link.rdc_plan(clang, t)
         if err:
             fail("%s: %s" % (ctx.label, err))
         mine = []
@@ -70,7 +70,7 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
                     mapping = command.mapping,
                     what = command.what,
                 )
-            if kind.device_with_host:
+            if kind.host.device_with_host:
                 joint_commands.setdefault(src.path, []).append(command)
             else:
                 run_command(ctx, clang, command, MNEMONICS.compile, "Compiling")
@@ -110,7 +110,7 @@ def _offload_library_impl(ctx):
     targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, True)
     runtime = None
     if ctx.attr.runtime != "none":
-        runtime, err = kind.runtime(clang, ctx.attr.runtime)
+        runtime, err = kind.runtime.libraries(clang, ctx.attr.runtime)
         if err:
             fail("%s: %s" % (ctx.label, err))
     srcs = ctx.files.srcs
@@ -124,7 +124,7 @@ def _offload_library_impl(ctx):
 
     # OpenMP device code is always linked per program, as clang's driver
     # links it at the program's link.
-    rdc = ctx.attr.rdc or kind.always_rdc
+    rdc = ctx.attr.rdc or kind.link.always_rdc
     if rdc:
         # Device half: relocatable device objects, linked once per binary.
         images, rdc_info, joint_commands = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
@@ -146,16 +146,16 @@ def _offload_library_impl(ctx):
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
         cuid = ctx.attr.cuid or source_cuid(ctx, src)
         device_code = None
-        if rdc and not kind.device_with_host:
+        if rdc and not kind.host.device_with_host:
             device_code = "rdc"
         elif not rdc:
             mine = [images[t * len(srcs) + i] for t in range(len(targets))]
             device_code = _gpubinary(ctx, kind, mine, stem)
         fatbin_object = None
-        if kind.fat_binary_object and not rdc:
+        if kind.host.fat_binary_object and not rdc:
             fatbin_object = _fat_binary_object(ctx, clang, kind, device_code, cuid, stem)
             device_code = "separate"
-        if kind.device_with_host:
+        if kind.host.device_with_host:
             host = host_compile_command(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
             emit_joint_compile(ctx, clang, src, joint_commands[src.path] + [host])
         else:
