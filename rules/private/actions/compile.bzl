@@ -63,7 +63,7 @@ def add_source_flags(args, clang, kind, wavefront, src, out, copts, headers):
     args.add("-fdebug-compilation-dir=.")
     args.add_all(clang.copts)
     args.add_all(clang.kind_copts.get(kind.name, []))
-    if wavefront and clang.hip_wavefront_define:
+    if wavefront:
         args.add("-D__AMDGCN_WAVEFRONT_SIZE=%d" % wavefront)
     transitive = [clang.files, headers.headers]
     if kind.name in clang.kind_files:
@@ -116,7 +116,7 @@ def device_compile_command(
         args.add("-cuid=" + (cuid or source_cuid(ctx, src)))
     args.add_all(kind.compile.target_list_flags(all_targets))
     kind.compile.add_flags(args, clang, target, emit_flags, copts)
-    inputs, mapping = add_source_flags(args, clang, kind, kind.compile.wavefront(target), src, out, copts, headers)
+    inputs, mapping = add_source_flags(args, clang, kind, kind.compile.wavefront(clang, target), src, out, copts, headers)
     args.add("-o", out)
     args.add(src)
     return struct(args = args, inputs = inputs, outputs = [out], mapping = mapping, what = "%s for %s" % (src.short_path, target.name))

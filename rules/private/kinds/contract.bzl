@@ -38,8 +38,8 @@ def compile_phase(
         derives them from all --offload-arch values (__CUDA_ARCH_LIST__).
       add_flags: function(args, clang, target, emit_flags, copts): adds the
         SDK flags of one device compile to args.
-      wavefront: function(target) -> the __AMDGCN_WAVEFRONT_SIZE to define
-        for a device compile, or 0.
+      wavefront: function(clang, target) -> the __AMDGCN_WAVEFRONT_SIZE to
+        define for a device compile, or 0.
       sdk_error: function(clang, target, flags) -> why the toolchain's SDK
         cannot build target, or "".
       gpu_objects_are_bitcode: whether a GPU object compile makes LTO bitcode.
@@ -94,7 +94,7 @@ def bundle_phase(
 
 def host_phase(
         flags,
-        wavefront = 0,
+        wavefront = no_wavefront,
         device_with_host = False,
         fat_binary = "",
         fat_binary_object = False):
@@ -103,8 +103,8 @@ def host_phase(
     Args:
       flags: function(targets, cuid) -> the flags that make a compile the
         host half.
-      wavefront: the __AMDGCN_WAVEFRONT_SIZE to define for the host compile,
-        or 0.
+      wavefront: function(clang) -> the __AMDGCN_WAVEFRONT_SIZE to define for
+        the host compile, or 0.
       device_with_host: whether a source's device compiles run in one action
         with its host compile.
       fat_binary: the container (actions/containers.bzl) of a whole-program

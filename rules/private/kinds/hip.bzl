@@ -42,9 +42,17 @@ def _add_device_flags(args, clang, target, _emit_flags, copts):
     if target.family.name == "amdgcn":
         args.add_all(_hip_bitcode_flags(clang, copts))
 
-def _wavefront(target):
-    # Only AMDGPU targets: SPIR-V leaves the wavefront size to the runtime.
+def _wavefront(clang, target):
+    # Where the toolchain's HIP headers want it defined (old ROCm, a clang
+    # that does not predefine it); only AMDGPU targets: SPIR-V leaves the
+    # wavefront size to the runtime.
+    if not clang.hip_wavefront_define:
+        return 0
     return target.family.wavefront_size(target.processor)
+
+def _host_wavefront(clang):
+    # The host compile defines 64 wherever the device compiles define theirs.
+    return 64 if clang.hip_wavefront_define else 0
 
 def _sdk_error(clang, target, flags):
     """Targets ROCm has no device libraries for, or no ROCm at all."""
@@ -118,7 +126,7 @@ HIP = offload_kind(
     ),
     host = host_phase(
         flags = _host_flags,
-        wavefront = 64,
+        wavefront = _host_wavefront,
         fat_binary = "hip_fatbin",
         fat_binary_object = True,
     ),

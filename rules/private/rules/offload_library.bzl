@@ -11,7 +11,7 @@ load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:compile.bzl", "device_compile_command", "run_command", "source_cuid")
 load("//rules/private/actions:compile_command.bzl", "compile_command_file", "emit_compile_command")
 load("//rules/private/actions:containers.bzl", "CONTAINERS")
-load("//rules/private/actions:host_compile.bzl", "emit_host_compile", "host_compile_command")
+load("//rules/private/actions:host_compile.bzl", "device_code", "emit_host_compile", "host_compile_command")
 load("//rules/private/actions:joint_compile.bzl", "emit_joint_compile")
 load("//rules/private/kinds:registry.bzl", "KINDS", "KIND_NAMES")
 
@@ -145,26 +145,28 @@ def _offload_library_impl(ctx):
         stem = stems[i]
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
         cuid = ctx.attr.cuid or source_cuid(ctx, src)
-        device_code = None
+        code = device_code()
+        fatbin_object = None
         if rdc and not kind.host.device_with_host:
-            device_code = "rdc"
+            code = device_code(rdc = True)
         elif not rdc:
             mine = [images[t * len(srcs) + i] for t in range(len(targets))]
-            device_code = _gpubinary(ctx, kind, mine, stem)
-        fatbin_object = None
-        if kind.host.fat_binary_object and not rdc:
-            fatbin_object = _fat_binary_object(ctx, clang, kind, device_code, cuid, stem)
-            device_code = "separate"
+            fat_binary = _gpubinary(ctx, kind, mine, stem)
+            if kind.host.fat_binary_object:
+                fatbin_object = _fat_binary_object(ctx, clang, kind, fat_binary, cuid, stem)
+                code = device_code(separate = True)
+            else:
+                code = device_code(embed = fat_binary)
         if kind.host.device_with_host:
-            host = host_compile_command(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
+            host = host_compile_command(ctx, clang, src, kind, targets, code, obj, cuid, source_kwargs)
             emit_joint_compile(ctx, clang, src, joint_commands[src.path] + [host])
         else:
-            emit_host_compile(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
+            emit_host_compile(ctx, clang, src, kind, targets, code, obj, cuid, source_kwargs)
 
         # For editors: the host half with every target named, as clang's
         # own multi-arch command of the source.
         command_file = compile_command_file(ctx, stem)
-        entry = host_compile_command(ctx, clang, src, kind, targets, None, command_file, cuid, source_kwargs)
+        entry = host_compile_command(ctx, clang, src, kind, targets, device_code(), command_file, cuid, source_kwargs)
         compile_commands.append(emit_compile_command(ctx, clang, entry, command_file))
         host_objects.append(obj)
         objects.append(obj)
