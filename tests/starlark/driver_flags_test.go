@@ -31,7 +31,7 @@ llvms = {m: _by_llvm(m) for m in [22, 23]}
 _gfx906 = struct(name = "gfx906", processor = "gfx906", target_id = "gfx906", family = AMDGCN, ptx = False)
 _sm80 = struct(name = "sm_80", processor = "sm_80", target_id = "sm_80", family = NVPTX, ptx = False)
 plans = {
-    kind + "-" + str(major): KINDS[kind].rdc_plan(struct(llvm = struct(major = major), version = ""), t)[0].flags
+    kind + "-" + str(major): KINDS[kind].link.rdc_plan(struct(llvm = struct(major = major), version = ""), t)[0].flags
     for kind, t in [("hip", _gfx906), ("cuda", _sm80)]
     for major in [22, 23]
 }

@@ -58,10 +58,10 @@ def _clang(cuda = None, rocm = None):
 _sm80 = struct(name = "sm_80", processor = "sm_80", target_id = "sm_80", family = NVPTX, triple = "nvptx64-nvidia-cuda")
 _gfx90a = struct(name = "gfx90a", processor = "gfx90a", target_id = "gfx90a", family = AMDGCN, triple = "amdgcn-amd-amdhsa")
 
-no_cuda = OPENMP.rdc_plan(_clang(), _sm80)[1]
-no_rocm = OPENMP.rdc_plan(_clang(), _gfx90a)[1]
-cuda_not_found = OPENMP.rdc_plan(_clang(cuda = _missing), _sm80)[1]
-rocm_not_found = OPENMP.rdc_plan(_clang(rocm = struct(found = False, error = "no ROCm here (the repository's reason)")), _gfx90a)[1]
+no_cuda = OPENMP.link.rdc_plan(_clang(), _sm80)[1]
+no_rocm = OPENMP.link.rdc_plan(_clang(), _gfx90a)[1]
+cuda_not_found = OPENMP.link.rdc_plan(_clang(cuda = _missing), _sm80)[1]
+rocm_not_found = OPENMP.link.rdc_plan(_clang(rocm = struct(found = False, error = "no ROCm here (the repository's reason)")), _gfx90a)[1]
 `)
 	for name, want := range map[string][]string{
 		"no_cuda":        {`OpenMP target "sm_80" needs a CUDA toolkit`, `declares none`, `offload_clang_toolchain(cuda = "@offload_cuda//:cuda")`},

@@ -79,7 +79,7 @@ def no_error(*_args):
 def add_nothing(*_args):
     pass
 
-def no_wavefront(_target):
+def no_wavefront(*_args):
     return 0
 
 def no_target_list_flags(_targets):

@@ -40,14 +40,14 @@ def _image(file, target, kind):
         processor = target.processor,
         triple = target.triple,
         bundle_id = target.bundle_id,
-        image_kind = kind.linked_image_kind,
+        image_kind = kind.link.image_kind,
         offload_kind = kind.name,
         producer = "link",
     )
 
 def _container(ctx, tool, kind, images, prefix):
     """The linked images in what the runtime loads: a HIP or NVIDIA fat binary, an OffloadBinary."""
-    container = CONTAINERS[kind.device_link_container]
+    container = CONTAINERS[kind.link.container]
     out = ctx.actions.declare_file(prefix + ctx.label.name + container.ext)
     return container.emit(ctx, tool, images, out)
 
@@ -62,7 +62,7 @@ def _offload_device_link_impl(ctx):
     prefix = "_offload/%s/" % ctx.label.name
     images = []
     for t in targets:
-        out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, ctx.label.name, kind.linked_image_ext))
+        out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, ctx.label.name, kind.link.image_ext))
         emit_device_link(ctx, clang, t, objects[t.name], out, rdc = True, mode_flags = mode_copts(ctx), kind = kind)
         images.append(_image(out, t, kind))
 
@@ -72,7 +72,7 @@ def _offload_device_link_impl(ctx):
     # Registration: the container and every offload entry of the program's
     # host objects, as clang-linker-wrapper writes it.
     wrapper = ctx.actions.declare_file(prefix + ctx.label.name + ".wrapper.c")
-    emit_wrap(ctx, tool, kind.name, [fatbin], wrapper, entries = kind.entry_layout(clang.version), flags = kind.wrap_flags(clang.version))
+    emit_wrap(ctx, tool, kind.name, [fatbin], wrapper, entries = kind.link.entry_layout(clang.version), flags = kind.link.wrap_flags(clang.version))
     cc = cc_setup(ctx)
     compilation_context, outputs = cc_common.compile(
         name = ctx.label.name,
