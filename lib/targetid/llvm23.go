@@ -19,10 +19,7 @@ import (
 //
 // The bundler's table (offloadArchs, KnownOffloadArch) stays LLVM 22's: the
 // conformance of the bundle formats is measured against LLVM 22's tools.
-var llvm23Archs = []struct {
-	offloadArch
-	after string
-}{
+var llvm23Archs = []addedArch{
 	{offloadArch{"sm_100f", 0}, "sm_100a"},
 	{offloadArch{"sm_101f", 0}, "sm_101a"},
 	{offloadArch{"sm_103f", 0}, "sm_103a"},
@@ -37,6 +34,13 @@ var llvm23Archs = []struct {
 	{offloadArch{"gfx12-5-generic", 0}, "gfx1201"},
 	{offloadArch{"gfx13-generic", 0}, "gfx1251"},
 	{offloadArch{"gfx1310", 0}, "gfx13-generic"},
+}
+
+// addedArch is an OffloadArch row a later LLVM added, after the name it
+// follows in the table.
+type addedArch struct {
+	offloadArch
+	after string
 }
 
 // llvm23Features are the AMDGPU processors of LLVM 22 whose target-ID

@@ -51,23 +51,6 @@ var offloadArchTable = []offloadArch{
 	{"amdgcnspirv", 0}, {"graniterapids", 0}, {"bmg_g21", 0}, {"generic", 0},
 }
 
-// offloadArchs are the names of offloadArchTable, in order.
-var offloadArchs = func() []string {
-	s := make([]string, len(offloadArchTable))
-	for i, a := range offloadArchTable {
-		s[i] = a.name
-	}
-	return s
-}()
-
-var offloadArchSet = func() map[string]bool {
-	m := make(map[string]bool, len(offloadArchs))
-	for _, a := range offloadArchs {
-		m[a] = true
-	}
-	return m
-}()
-
 // KnownOffloadArch reports whether name is an LLVM 22 OffloadArch name
 // (StringToOffloadArch; exact and case-sensitive, so "GFX906" and AMD
 // marketing names such as "tahiti" are not).
@@ -103,24 +86,39 @@ var amdgcnAliases = []struct{ name, canonical string }{
 	{"tongapro", "gfx805"}, {"stoney", "gfx810"},
 }
 
-// amdgcnGPUs is LLVM 22's AMDGCNGPUs table (processor, canonical name,
-// target-ID features): the AMDGPU rows of offloadArchTable, each followed by
-// its alternative names. Checked against clang-22's --offload-arch handling.
-var amdgcnGPUs = func() []gpu {
-	var out []gpu
-	for _, a := range offloadArchTable {
+// The tables derived from offloadArchTable and amdgcnAliases (deriveTables):
+//   - offloadArchs: its names, in order; offloadArchSet the same as a set;
+//   - amdgcnGPUs: LLVM 22's AMDGCNGPUs table (processor, canonical name,
+//     target-ID features), its gfx rows each followed by their alternative
+//     names. Checked against clang-22's --offload-arch handling.
+var (
+	offloadArchs   []string
+	offloadArchSet map[string]bool
+	amdgcnGPUs     []gpu
+)
+
+func init() { deriveTables() }
+
+// deriveTables computes the derived tables, so the hand-kept ones hold
+// each processor once.
+func deriveTables() {
+	offloadArchs = make([]string, len(offloadArchTable))
+	offloadArchSet = make(map[string]bool, len(offloadArchTable))
+	amdgcnGPUs = nil
+	for i, a := range offloadArchTable {
+		offloadArchs[i] = a.name
+		offloadArchSet[a.name] = true
 		if !strings.HasPrefix(a.name, "gfx") {
 			continue
 		}
-		out = append(out, gpu{a.name, a.name, a.features})
+		amdgcnGPUs = append(amdgcnGPUs, gpu{a.name, a.name, a.features})
 		for _, al := range amdgcnAliases {
 			if al.canonical == a.name {
-				out = append(out, gpu{al.name, a.name, a.features})
+				amdgcnGPUs = append(amdgcnGPUs, gpu{al.name, a.name, a.features})
 			}
 		}
 	}
-	return out
-}()
+}
 
 // r600GPUs is TargetParser.cpp's R600GPUs table; none has target-ID features.
 var r600GPUs = []gpu{
