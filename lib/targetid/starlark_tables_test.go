@@ -150,16 +150,6 @@ R600_GPUS = {
 	for _, g := range r600GPUs {
 		fmt.Fprintf(&b, "    %q: %q,\n", g.name, g.canonical)
 	}
-	b.WriteString(`}
-
-# The device triples of the rules, standardized as in a bundle entry ID
-# (OffloadTargetInfo::str: amdhsa drops the environment, others have four
-# components).
-STANDARD_TRIPLES = {
-`)
-	for _, f := range deviceFamilies {
-		fmt.Fprintf(&b, "    %q: %q,\n", f.triple, standardTriple(t, f.triple))
-	}
 	b.WriteString("}\n")
 	starlarkTargets(t, &b)
 	return b.Bytes()

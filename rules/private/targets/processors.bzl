@@ -225,15 +225,6 @@ R600_GPUS = {
     "turks": "turks",
 }
 
-# The device triples of the rules, standardized as in a bundle entry ID
-# (OffloadTargetInfo::str: amdhsa drops the environment, others have four
-# components).
-STANDARD_TRIPLES = {
-    "amdgcn-amd-amdhsa": "amdgcn-amd-amdhsa-",
-    "nvptx64-nvidia-cuda": "nvptx64-nvidia-cuda-unknown",
-    "spirv64-amd-amdhsa": "spirv64-amd-amdhsa-",
-}
-
 # Every processor name a target may give, resolved: family (the name of a
 # rules/private/kinds/families.bzl struct), processor (canonical: "tahiti"
 # is gfx600, compute_90a is sm_90a), triple and bundle_triple (the device

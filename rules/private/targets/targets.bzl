@@ -15,7 +15,7 @@ IDs and triples that are not in the tables (parsed as LLVM does).
 
 load("//rules/private/kinds:families.bzl", "FAMILIES", "HOST_CPU", "family_of")
 load("//rules/private/kinds:registry.bzl", "KINDS", "KIND_NAMES", "kinds_for_family", "kinds_for_ptx")
-load(":processors.bzl", "AMDGCN_GPUS", "HOST_TRIPLES", "OFFLOAD_ARCHS", "OFFLOAD_ARCHS_SINCE", "PROCESSORS", "R600_GPUS", "STANDARD_TRIPLES")
+load(":processors.bzl", "AMDGCN_GPUS", "HOST_TRIPLES", "OFFLOAD_ARCHS", "OFFLOAD_ARCHS_SINCE", "PROCESSORS", "R600_GPUS")
 load(":triple.bzl", "normalize_triple", "parse_arch", "parse_os")
 
 # Every OffloadArch name a target may name (LLVM 22's and those LLVM 23
@@ -236,15 +236,11 @@ def target_dir(name):
     return name.replace(":", "_")
 
 def _bundle_id(bundle_kind, triple, target_id):
-    """The standardized bundle entry ID of a resolved target.
+    """The standardized bundle entry ID of a target the generated rows do not give.
 
-    Built from the generated STANDARD_TRIPLES for the rules' device
-    triples; other triples (user-given: host-CPU devices, entry IDs) are
-    standardized by parsing, as the bundler does.
+    Entry IDs and triples not in HOST_TRIPLES are standardized by parsing,
+    as the bundler does.
     """
-    standard = STANDARD_TRIPLES.get(triple)
-    if standard and (not target_id or target_id.partition(":")[0] in _OFFLOAD_ARCH_SET):
-        return "%s-%s-%s" % (bundle_kind, standard, target_id)
     e, _ = parse_entry_id("%s-%s-%s" % (bundle_kind, triple if triple.count("-") == 3 else triple + "-", target_id))
     return e.id
 
