@@ -167,6 +167,36 @@ def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwa
             images.append(_image(out, t, plan.image_kind, kind, "compile"))
     return images
 
+def linked_images(ctx, clang, kind, link, targets, srcs, compile_kwargs):
+    """Per (target, source) a device compile and its own device link, as clang's new driver builds whole-program code.
+
+    The compile makes LTO bitcode; the link (the relocatable device link's
+    flags, with the compilation mode's) makes the code object, as
+    clang-linker-wrapper links each target of one translation unit.
+
+    Args:
+      ctx: the rule context.
+      clang: OffloadClangInfo.
+      kind: the offload kind's struct.
+      link: struct from kind.whole_program_link.
+      targets: resolved targets.
+      srcs: list of File.
+      compile_kwargs: dict of extra emit_device_compile arguments.
+
+    Returns:
+      list of OffloadImageInfo, by target then source.
+    """
+    images = []
+    prefix = "_offload/%s/" % ctx.label.name
+    for t in targets:
+        for src, stem in zip(srcs, source_stems(srcs)):
+            obj = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, link.ext))
+            emit_device_compile(ctx, clang, src, t, obj, kind, link.compile_flags, all_targets = targets, **compile_kwargs)
+            out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, t.family.linked_ext(t)))
+            emit_device_link(ctx, clang, t, depset([obj]), out, rdc = True, mode_flags = mode_copts(ctx))
+            images.append(_image(out, t, "object", kind, "link"))
+    return images
+
 def device_compile_commands(ctx, clang, kind, file_type, targets, srcs, compile_kwargs):
     """The compile_commands output group of a device-only rule: per source its first target's compile.
 

@@ -102,3 +102,48 @@ unknown = AMDGCN.device_link_flags(struct(llvm = None, version = "", rocm = _roc
 		t.Errorf("a clang of unknown version: %s; want the partitions", g["unknown"])
 	}
 }
+
+// Whole-program HIP is built as clang's new driver builds it from clang 23
+// on (LTO bitcode per target and a device link of it), and as the old
+// driver built it (a code object per compile) before 23, for a clang of
+// unknown version and for SPIR-V targets, whose link the wrapper does
+// otherwise. CUDA and OpenMP are never linked this way.
+func TestHIPWholeProgramLinkPerLLVM(t *testing.T) {
+	g := execSnippet(t, `
+load("//rules/private/kinds:registry.bzl", "KINDS")
+load("//rules/private/kinds:families.bzl", "AMDGCN", "SPIRV")
+
+_gfx906 = struct(name = "gfx906", family = AMDGCN)
+_spirv = struct(name = "amdgcnspirv", family = SPIRV)
+
+def _link(kind, major, targets):
+    link = KINDS[kind].host.whole_program_link(struct(llvm = struct(major = major) if major else None, version = ""), targets)
+    return str(link.compile_flags) + " " + link.ext + " " + link.container if link else "None"
+
+links = {
+    "hip-22": _link("hip", 22, [_gfx906]),
+    "hip-23": _link("hip", 23, [_gfx906]),
+    "hip-24": _link("hip", 24, [_gfx906]),
+    "hip-unknown": _link("hip", 0, [_gfx906]),
+    "hip-23-spirv": _link("hip", 23, [_gfx906, _spirv]),
+    "cuda-23": _link("cuda", 23, []),
+    "openmp-23": _link("openmp", 23, []),
+}
+`)
+	links := g["links"].(*starlark.Dict)
+	linked := `["-c", "-emit-llvm", "-foffload-lto=full"] .lto.o hip_fatbin_linked`
+	for k, w := range map[string]string{
+		"hip-22":       "None",
+		"hip-23":       linked,
+		"hip-24":       linked,
+		"hip-unknown":  "None",
+		"hip-23-spirv": "None",
+		"cuda-23":      "None",
+		"openmp-23":    "None",
+	} {
+		got, _, _ := links.Get(starlark.String(k))
+		if s, _ := starlark.AsString(got); s != w {
+			t.Errorf("%s: whole-program link %s; want %s", k, got, w)
+		}
+	}
+}

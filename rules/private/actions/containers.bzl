@@ -8,7 +8,7 @@ that can go in an object of its own, which the host object refers to
 object(ctx, tool, container_file, cuid, host_triple, out) -> out, else None.
 """
 
-load(":bundle.bzl", "emit_hip_fatbin")
+load(":bundle.bzl", "emit_hip_fatbin", "emit_linked_hip_fatbin")
 load(":fatbinary.bzl", "emit_fatbinary")
 load(":hip_fatbin_object.bzl", "emit_hip_fatbin_object")
 load(":package.bzl", "emit_package")
@@ -16,6 +16,10 @@ load(":package.bzl", "emit_package")
 CONTAINERS = {
     # A HIP fat binary: clang-offload-bundler's format (offload bundler).
     "hip_fatbin": struct(ext = ".hipfb", emit = emit_hip_fatbin, object = emit_hip_fatbin_object),
+    # A HIP fat binary of linked code objects, as clang's new driver writes
+    # it (a kind's host.whole_program_link names it); its emit also takes
+    # the host triple: emit(ctx, tool, images, out, host_triple).
+    "hip_fatbin_linked": struct(ext = ".hipfb", emit = emit_linked_hip_fatbin, object = emit_hip_fatbin_object),
     # An NVIDIA fat binary (offload fatbin).
     "fatbinary": struct(ext = ".fatbin", emit = emit_fatbinary, object = None),
     # An OffloadBinary (offload packager).

@@ -89,6 +89,10 @@ def no_device_link(_clang, _target):
     """The family's device link (families.bzl), nothing of the kind's own."""
     return None
 
+def no_whole_program_link(_clang, _targets):
+    """Whole-program images are compiled per target, not linked."""
+    return None
+
 def no_wrap_flags(_version):
     return []
 

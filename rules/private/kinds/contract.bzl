@@ -15,7 +15,7 @@ ask kind.<phase>.<field> and never test the kind's name:
   runtime: the runtime library a program links.
 """
 
-load(":common.bzl", "add_nothing", "current_entry_layout", "no_device_link", "no_error", "no_target_list_flags", "no_wavefront", "no_wrap_flags")
+load(":common.bzl", "add_nothing", "current_entry_layout", "no_device_link", "no_error", "no_target_list_flags", "no_wavefront", "no_whole_program_link", "no_wrap_flags")
 
 def compile_phase(
         language_flags,
@@ -97,7 +97,8 @@ def host_phase(
         wavefront = no_wavefront,
         device_with_host = False,
         fat_binary = "",
-        fat_binary_object = False):
+        fat_binary_object = False,
+        whole_program_link = no_whole_program_link):
     """A kind's host compiles in offload_library.
 
     Args:
@@ -111,6 +112,11 @@ def host_phase(
         library's images; "" for none.
       fat_binary_object: whether that container goes in an object of its
         own, which the host object refers to.
+      whole_program_link: function(clang, targets) -> struct(compile_flags,
+        ext, container) or None: a whole-program library's images made as
+        clang's new driver makes them, per (target, source) a compile
+        (compile_flags, to ext) and a device link, in the container named
+        instead of fat_binary; None: compiled as the compile plan says.
 
     Returns:
       struct.
@@ -121,6 +127,7 @@ def host_phase(
         device_with_host = device_with_host,
         fat_binary = fat_binary,
         fat_binary_object = fat_binary_object,
+        whole_program_link = whole_program_link,
     )
 
 def link_phase(

@@ -6,7 +6,7 @@ AMD; the ROCm installation of the clang toolchain (clang.rocm) is read here
 and in families.bzl only.
 """
 
-load(":common.bzl", "cuid_host_flags", "has_any", "new_driver_flags", "shared_library")
+load(":common.bzl", "NEW_DRIVER_DEFAULT_MAJOR", "clang_major", "cuid_host_flags", "has_any", "new_driver_flags", "shared_library")
 load(":contract.bzl", "bundle_phase", "compile_phase", "host_phase", "link_phase", "offload_kind", "runtime_phase")
 
 # Flags that turn a HIP device compile's code object into LLVM bitcode.
@@ -91,6 +91,29 @@ def _rdc_plan(clang, target):
     # and all) instead of handing it to the LTO link.
     return struct(flags = ["-c", "-fgpu-rdc"] + new_driver_flags(clang), ext = ".rdc.o", image_kind = "bitcode", files = []), ""
 
+def _whole_program_link(clang, targets):
+    """clang 23's new driver for whole-program HIP, or None (clang before 23, or not AMDGPU).
+
+    From clang 23 (and on LLVM main, which has no other driver) `clang -c
+    a.hip` compiles each target's device code to LTO bitcode and has
+    clang-linker-wrapper --emit-fatbin-only link it per target (clang
+    --target=amdgcn-amd-amdhsa -mcpu=... -flto -Wl,--no-undefined -O2, the
+    relocatable link's flags) before it bundles the images as hip- entries.
+    The code objects differ from the old driver's (no __hip_cuid_ symbol),
+    so the rules build them the same way. SPIR-V targets keep the code
+    object compile: the wrapper links them otherwise.
+    """
+    major = clang_major(clang)
+    if not major or major < NEW_DRIVER_DEFAULT_MAJOR:
+        return None
+    for t in targets:
+        if t.family.name != "amdgcn":
+            return None
+
+    # ".o", not ".bc": clang would compile a .bc input again instead of
+    # handing it to the LTO link.
+    return struct(compile_flags = ["-c", "-emit-llvm", "-foffload-lto=full"], ext = ".lto.o", container = "hip_fatbin_linked")
+
 def _host_flags(targets, cuid):
     return cuid_host_flags(["-x", "hip"], targets, cuid)
 
@@ -129,6 +152,7 @@ HIP = offload_kind(
         wavefront = _host_wavefront,
         fat_binary = "hip_fatbin",
         fat_binary_object = True,
+        whole_program_link = _whole_program_link,
     ),
     link = link_phase(
         rdc_plan = _rdc_plan,

@@ -5,7 +5,7 @@ load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:attrs.bzl", "compile_attrs")
 load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE")
-load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
+load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "linked_images", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
 load("//rules/private:providers.bzl", "OffloadLibraryInfo", "OffloadRdcInfo")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:compile.bzl", "device_compile_command", "run_command", "source_cuid")
@@ -23,8 +23,12 @@ def _check_copts(ctx):
         if flag.startswith("--offload-arch") or flag.startswith("--cuda-gpu-arch") or flag.startswith("-fopenmp-targets"):
             fail("%s: copts: %s: list offload targets in targets (or --@rules_offload//rules:targets)" % (ctx.label, flag))
 
-def _gpubinary(ctx, kind, images, stem):
+def _gpubinary(ctx, clang, kind, images, stem, link):
     """One source's device images in the container its host half embeds or refers to."""
+    if link:
+        container = CONTAINERS[link.container]
+        out = ctx.actions.declare_file("_offload/%s/%s%s" % (ctx.label.name, stem, container.ext))
+        return container.emit(ctx, find_offload_tool(ctx), images, out, clang.host_triple or DEFAULT_HOST_TRIPLE)
     container = CONTAINERS[kind.host.fat_binary]
     out = ctx.actions.declare_file("_offload/%s/%s%s" % (ctx.label.name, stem, container.ext))
     return container.emit(ctx, find_offload_tool(ctx), images, out)
@@ -125,10 +129,15 @@ def _offload_library_impl(ctx):
     # OpenMP device code is always linked per program, as clang's driver
     # links it at the program's link.
     rdc = ctx.attr.rdc or kind.link.always_rdc
+    link = None if rdc else kind.host.whole_program_link(clang, targets)
     if rdc:
         # Device half: relocatable device objects, linked once per binary.
         images, rdc_info, joint_commands = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
         providers.append(rdc_info)
+    elif link:
+        # Device half: per (target, source) a compile and a device link, as
+        # clang's new driver builds whole-program code (clang 23 HIP).
+        images = linked_images(ctx, clang, kind, link, targets, srcs, kwargs)
     else:
         # Device half: one compile per (target, source), as offload_bundle.
         images = compile_images(ctx, clang, kind, "o", targets, srcs, "never", kwargs)
@@ -151,7 +160,7 @@ def _offload_library_impl(ctx):
             code = device_code(rdc = True)
         elif not rdc:
             mine = [images[t * len(srcs) + i] for t in range(len(targets))]
-            fat_binary = _gpubinary(ctx, kind, mine, stem)
+            fat_binary = _gpubinary(ctx, clang, kind, mine, stem, link)
             if kind.host.fat_binary_object:
                 fatbin_object = _fat_binary_object(ctx, clang, kind, fat_binary, cuid, stem)
                 code = device_code(separate = True)
