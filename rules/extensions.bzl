@@ -9,6 +9,7 @@
         redist_json_sha256 = "...",
     )
     use_repo(offload, "offload_llvm16")
+    offload.tool(binary = "@//tools:offload")       # optional: a prebuilt offload
 
 rules_offload registers its clang toolchain over @offload_llvm, @offload_rocm
 and @offload_cuda. Without tags they are found on the machine as in WORKSPACE
@@ -17,10 +18,17 @@ attributes of the repository rule of the same SDK (path, urls, sha256,
 strip_prefix, type; llvm also version; cuda also NVIDIA's redistributable
 components: redist_json, redist_json_sha256, redist_components, ... or
 components).
+
+The offload tool (@offload_tool) is built from this module's sources with
+the machine's Go, as in WORKSPACE mode (rules/sdk/tool.bzl), unless the root
+module's tool tag names a prebuilt binary or another go. rules_go would build
+it hermetically, but its toolchains come with a Go SDK download that every
+toolchain resolution of a user's build would fetch.
 """
 
 load("//rules/sdk:native.bzl", "offload_native_repository")
 load("//rules/sdk:registry.bzl", "SDKS")
+load("//rules/sdk:tool.bzl", "offload_tool_repository")
 
 _ARCHIVE = {
     "path": attr.string(),
@@ -35,6 +43,11 @@ def _tag(sdk):
     attrs.update(_ARCHIVE)
     attrs.update(sdk.tag_attrs)
     return tag_class(attrs = attrs)
+
+_TOOL = tag_class(attrs = {
+    "binary": attr.string(doc = "A label of a prebuilt offload binary (default: built from source with Go)."),
+    "go": attr.string(doc = "The go command to build the tool with (default: go on PATH, else /usr/local/go/bin/go)."),
+})
 
 def _kwargs(tag, extra):
     kw = {k: getattr(tag, k) for k in _ARCHIVE}
@@ -60,9 +73,20 @@ def _offload_impl(mctx):
     # The machine's GPUs, for targets "native".
     offload_native_repository(name = "offload_native")
 
+    # The offload tool: the root module's tag, else the first other module's.
+    tool = {}
+    for mod in mctx.modules:
+        for tag in mod.tags.tool:
+            if not tool:
+                tool = {"binary": tag.binary, "go": tag.go}
+    offload_tool_repository(name = "offload_tool", **tool)
+
 offload = module_extension(
     implementation = _offload_impl,
     doc = "LLVM, ROCm and CUDA repositories for rules_offload's toolchains.",
     # One tag per SDK of rules/sdk/registry.bzl.
-    tag_classes = {sdk.name: _tag(sdk) for sdk in SDKS},
+    tag_classes = dict(
+        {sdk.name: _tag(sdk) for sdk in SDKS},
+        tool = _TOOL,
+    ),
 )

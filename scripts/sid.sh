@@ -24,13 +24,14 @@ marker=$root/.offload-ready
 versions=$root/etc/offload-sid-versions
 
 # What the modern leg and the helpers that share the chroot need: Bazel 7
-# (its JDK comes as a dependency), LLVM 23 (CUDA, OpenMP) and LLVM 21 (the
+# (its JDK comes as a dependency), LLVM 23 (CUDA, OpenMP: libomp, and
+# liboffload for libomptarget, its plugins and device runtime) and LLVM 21 (the
 # clang sid's ROCm 6.4 pairs with: its hipcc), CUDA 12.4 with Thrust and
 # CUB, ROCm 6.4's HIP runtime, device libraries and libraries, and what the
 # tests run besides (nginx: the remote cache; the JDK and Bazel's sources:
 # the remote worker).
 pkgs=(bazel-bootstrap bazel-bootstrap-source default-jdk-headless
-  clang-23 lld-23 llvm-23 libomp-23-dev clang-tools-23
+  clang-23 lld-23 llvm-23 libomp-23-dev clang-tools-23 liboffload-23-dev
   clang-21 lld-21 llvm-21
   nvidia-cuda-toolkit libthrust-dev libcub-dev
   libamdhip64-dev rocm-device-libs-21 librocprim-dev librocrand-dev libhipcub-dev
@@ -124,8 +125,22 @@ setup() {
   exec 9>"$root.lock"
   flock 9
   mirror_url=$(mirror)
-  if [ -f "$marker" ] && [ -z "${SID_REINSTALL:-}" ]; then
-    log "reusing $root (made $(cat "$marker"))"
+  if [ -f "$marker" ]; then
+    # A chroot made by an earlier version of this list gets what it lacks.
+    local missing=() p
+    for p in "${pkgs[@]}"; do
+      in_root dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+      log "reusing $root (made $(cat "$marker"))"
+    else
+      mount_system "$root"
+      log "reusing $root, adding ${missing[*]}"
+      retry 3 in_root apt-get update -qq || die "apt-get update failed in $root"
+      retry 3 in_root apt-get install -y -qq "${missing[@]}" >"$root.apt.log" 2>&1 ||
+        die "apt-get install failed in $root; log: $root.apt.log"
+      in_root apt-get clean
+    fi
   else
     if [ ! -x "$root/usr/bin/apt-get" ] || [ ! -f "$root/.debootstrap-done" ]; then
       command -v debootstrap >/dev/null || retry 3 apt-get install -y -qq debootstrap >/dev/null ||
