@@ -12,6 +12,10 @@
 #                                     the host's Go and Go module cache
 #   scripts/sid.sh umount             undo the bind mounts
 #
+# run passes a clean environment: HOME=/root (the chroot's), PATH with the
+# host's Go, GOMODCACHE, GOPROXY, SID=1, and KEEP and the variables named in
+# SID_PASS (e.g. SID_PASS="ONLY CC").
+#
 # SID_ROOT (default /srv/sid) is where the chroot lives; it is a cache: kept
 # between runs, rebuilt when missing or unfinished (the marker
 # $SID_ROOT/.offload-ready is written last). SID_MIRROR overrides the mirror.
@@ -35,7 +39,7 @@ pkgs=(bazel-bootstrap bazel-bootstrap-source default-jdk-headless
   clang-21 lld-21 llvm-21
   nvidia-cuda-toolkit libthrust-dev libcub-dev
   libamdhip64-dev rocm-device-libs-21 librocprim-dev librocrand-dev libhipcub-dev
-  librocblas-dev librocsparse-dev
+  librocblas-dev librocsparse-dev libhiprand-dev libhipsparse-dev libhipblas-dev
   ca-certificates git make g++ nginx patch procps time xz-utils zip unzip file)
 
 log() { echo "sid.sh: $*" >&2; }
@@ -202,10 +206,15 @@ run() {
     bind "$goroot" "$root$goroot" ro
     bind "$gomod" "$root$gomod"
   ) 9>"$root.lock"
-  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
+  # A clean environment, plus KEEP and the variables SID_PASS names.
+  local pass=() v
+  for v in KEEP ${SID_PASS:-}; do
+    [ -z "${!v+set}" ] || pass+=("$v=${!v}")
+  done
+  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" "${pass[@]}" \
     PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$goroot/bin" \
     GOMODCACHE="$gomod" GOCACHE=/root/.cache/go-build GOFLAGS="${GOFLAGS:-}" GOPROXY="${GOPROXY:-$("$go" env GOPROXY)}" \
-    GOTOOLCHAIN=local TMPDIR=/tmp KEEP="${KEEP:-}" SID=1 \
+    GOTOOLCHAIN=local TMPDIR=/tmp SID=1 \
     /bin/bash -c 'cd "$0" && exec "$@"' "$repo" "$@"
 }
 

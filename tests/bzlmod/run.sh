@@ -35,7 +35,7 @@ if [ -z "${SID:-}" ]; then
     exit 1
   fi
   echo "tests/bzlmod: sid chroot ready after $(($(date +%s) - t0))s"
-  exec "$root/scripts/sid.sh" run -- tests/bzlmod/run.sh "$@"
+  SID_PASS="ONLY ${SID_PASS:-}" exec "$root/scripts/sid.sh" run -- tests/bzlmod/run.sh "$@"
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/rules_offload_bzlmod.XXXXXX")
@@ -148,7 +148,7 @@ done
 # 1. Every example and registration test.
 log="$scratch/test.log"
 t1=$(date +%s)
-bz test ${ONLY:-//...} 2>&1 | tee "$log" | grep -E '^(//|@).* (PASSED|FAILED|NO STATUS|TIMEOUT)|^FAIL:|^ERROR:|Executed'
+bz test --keep_going ${ONLY:-//...} 2>&1 | tee "$log" | grep -E '^(//|@).* (PASSED|FAILED|NO STATUS|TIMEOUT)|^FAIL:|^ERROR:|Executed'
 status=${PIPESTATUS[0]}
 n_pass=$(grep -cE '^(//|@)[^ ]+ +(\(cached\) )?PASSED' "$log")
 n_fail=$(grep -cE '^(//|@)[^ ]+ +(\(cached\) )?(FAILED|NO STATUS|TIMEOUT|INCOMPLETE)' "$log")
