@@ -18,12 +18,6 @@ attributes of the repository rule of the same SDK (path, urls, sha256,
 strip_prefix, type; llvm also version; cuda also NVIDIA's redistributable
 components: redist_json, redist_json_sha256, redist_components, ... or
 components).
-
-The offload tool (@offload_tool) is built from this module's sources with
-the machine's Go, as in WORKSPACE mode (rules/sdk/tool.bzl), unless the root
-module's tool tag names a prebuilt binary or another go. rules_go would build
-it hermetically, but its toolchains come with a Go SDK download that every
-toolchain resolution of a user's build would fetch.
 """
 
 load("//rules/sdk:native.bzl", "offload_native_repository")
@@ -44,6 +38,11 @@ def _tag(sdk):
     attrs.update(sdk.tag_attrs)
     return tag_class(attrs = attrs)
 
+# The offload tool (@offload_tool) is built from this module's sources with
+# the machine's Go, as in WORKSPACE mode (rules/sdk/tool.bzl), unless the root
+# module's tool tag names a prebuilt binary or another go. rules_go would build
+# it hermetically, but its toolchains come with a Go SDK download that every
+# toolchain resolution of a user's build would fetch.
 _TOOL = tag_class(attrs = {
     "binary": attr.string(doc = "A label of a prebuilt offload binary (default: built from source with Go)."),
     "go": attr.string(doc = "The go command to build the tool with (default: go on PATH, else /usr/local/go/bin/go)."),
