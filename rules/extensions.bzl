@@ -55,6 +55,13 @@ def _kwargs(tag, extra):
     return kw
 
 def _offload_impl(mctx):
+    # The offload tool: the root module's tag, else the first other module's.
+    tool = {}
+    for mod in mctx.modules:
+        for tag in mod.tags.tool:
+            if not tool:
+                tool = {"binary": tag.binary, "go": tag.go}
+
     for sdk in SDKS:
         extra = sorted(sdk.tag_attrs)
         declared = {}
@@ -67,17 +74,15 @@ def _offload_impl(mctx):
         if sdk.default_repository not in declared:
             declared[sdk.default_repository] = {}
         for name, kw in declared.items():
+            # What the SDK's repository takes from rules_offload as in
+            # WORKSPACE mode (ROCm: the offload tool, which reads the
+            # processors its libraries have code for).
+            kw = dict(sdk.workspace_attrs(tool.get("binary") or None), **kw)
             sdk.repository_rule(name = name, **kw)
 
     # The machine's GPUs, for targets "native".
     offload_native_repository(name = "offload_native")
 
-    # The offload tool: the root module's tag, else the first other module's.
-    tool = {}
-    for mod in mctx.modules:
-        for tag in mod.tags.tool:
-            if not tool:
-                tool = {"binary": tag.binary, "go": tag.go}
     offload_tool_repository(name = "offload_tool", **tool)
 
 offload = module_extension(
