@@ -12,13 +12,14 @@
 # needs (rules_offload from this checkout, stand-ins for the modules Bazel's
 # own bazel_tools wants from the registry) is in the test's .bazelrc alone.
 # Checks:
-#   1. bazel test //...: every example (HIP, CUDA, OpenMP, the SDK-library
+#   1. README.md's MODULE.bazel block is there (and is the workspace's);
+#   2. bazel test //...: every example (HIP, CUDA, OpenMP, the SDK-library
 #      programs) and every registration test;
-#   2. the GPU programs of make gpu-check, -c opt, cudart static, each run
+#   3. the GPU programs of make gpu-check, -c opt, cudart static, each run
 #      here to the CUDA runtime's "no device" error;
-#   3. determinism: the examples built in a fresh output base (uploading to
+#   4. determinism: the examples built in a fresh output base (uploading to
 #      an nginx WebDAV cache) are byte-identical to the first build's;
-#   4. remote cache: a third, fresh output base takes every action from the
+#   5. remote cache: a third, fresh output base takes every action from the
 #      cache.
 # Prints "N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
@@ -145,7 +146,7 @@ done
   echo "test --test_output=errors"
 } >"$ws/.bazelrc"
 
-# 1. Every example and registration test.
+# 2. Every example and registration test.
 log="$scratch/test.log"
 t1=$(date +%s)
 bz test --keep_going ${ONLY:-//...} 2>&1 | tee "$log" | grep -E '^(//|@).* (PASSED|FAILED|NO STATUS|TIMEOUT)|^FAIL:|^ERROR:|Executed'
@@ -161,12 +162,12 @@ elif [ "$n_fail" -gt 0 ]; then
 fi
 echo "bazel test //...: $n_pass passed, $n_fail failed ($(($(date +%s) - t1))s; $(grep -oE 'INFO: [0-9]+ processes' "$log" | tail -1))"
 main_bin=$(bz info bazel-bin 2>/dev/null)
-if [ -n "${ONLY:-}" ]; then # (developing: ONLY=targets runs check 1 alone on them)
+if [ -n "${ONLY:-}" ]; then # (developing: ONLY=targets runs check 2 alone on them)
   echo "$passed passed, $failed failed"
   exit 0
 fi
 
-# 2. The GPU programs of make gpu-check, as users ship them (-c opt).
+# 3. The GPU programs of make gpu-check, as users ship them (-c opt).
 programs=(//cuda:vector_add_main //cuda:saxpy_main //gpu:ptx_jit //gpu:cub_block_reduce //gpu:curand_device
   //gpu:thrust_sort_reduce)
 t1=$(date +%s)
@@ -191,7 +192,7 @@ else
   bad "the GPU programs -c opt: $(grep -m5 -E 'ERROR|error' "$scratch/gpu.log")"
 fi
 
-# 3 and 4: nginx as a Bazel HTTP cache (WebDAV PUT) on 127.0.0.1.
+# 4 and 5: nginx as a Bazel HTTP cache (WebDAV PUT) on 127.0.0.1.
 mkdir -p "$scratch/nginx/logs" "$scratch/nginx/tmp" "$scratch/cache"
 chmod 0777 "$scratch/cache" "$scratch/nginx/tmp"
 chmod 0755 "$scratch"
@@ -230,7 +231,7 @@ if [ -z "$port" ]; then
   bad "nginx did not start: $(cat "$scratch/nginx/start.err")"
 else
   cache=(--remote_cache="http://127.0.0.1:$port" --remote_upload_local_results)
-  # 3. A fresh output base; the cache starts empty, so every action runs here.
+  # 4. A fresh output base; the cache starts empty, so every action runs here.
   ob1="$scratch/ob_1"
   t1=$(date +%s)
   if (cd "$ws" && bazel --output_base="$ob1" build "${cache[@]}" "${examples[@]}") >"$scratch/build1.log" 2>&1; then
@@ -251,7 +252,7 @@ else
     fi
     uploads=$(find "$scratch/cache" -type f | wc -l)
 
-    # 4. Another fresh output base: everything must come from the cache.
+    # 5. Another fresh output base: everything must come from the cache.
     ob2="$scratch/ob_2"
     if (cd "$ws" && bazel --output_base="$ob2" build "${cache[@]}" \
       --execution_log_json_file="$scratch/exec2.json" "${examples[@]}") >"$scratch/build2.log" 2>&1; then
