@@ -3,7 +3,7 @@
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
-load("//rules/private:cc.bzl", "cc_setup", "merge", "outputs_linking_context")
+load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "outputs_linking_context")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:compilation_mode.bzl", "mode_copts")
 load("//rules/private:providers.bzl", "OffloadClangInfo", "OffloadImageInfo", "OffloadRdcInfo")
@@ -82,7 +82,16 @@ def _offload_device_link_impl(ctx):
         srcs = [wrapper],
     )
     registration = outputs_linking_context(ctx, cc, outputs, True)
-    cc_info = merge(compilation_context, [registration], [d[CcInfo] for d in ctx.attr.deps])
+
+    # The registration finds the host objects' offload entries between
+    # __start_ and __stop_ of their section, which nothing else refers to:
+    # lld (13 and later) collects such sections under --gc-sections (-c opt)
+    # and then fails on the undefined __start_ symbol. clang's own -fgpu-rdc
+    # link fails the same way. gold rejects -z nostart-stop-gc, so section
+    # garbage collection is turned off for the program (every linker takes
+    # the last of --gc-sections and --no-gc-sections).
+    keep_entries = library_linking_context(ctx, cc, link_flags = ["-Wl,--no-gc-sections"])
+    cc_info = merge(compilation_context, [registration, keep_entries], [d[CcInfo] for d in ctx.attr.deps])
     return [
         DefaultInfo(files = depset([fatbin])),
         cc_info,

@@ -219,9 +219,16 @@ def _cuda_device_link_test(ctx):
     env = analysistest.begin(ctx)
     _count(env, "OffloadDeviceLink", 2)
     _offload_fatbin(env, ["--image3=kind=elf,sm=70,file", "--image3=kind=elf,sm=90,file"], "_offload/cuda_rdc_link/cuda_rdc_link.fatbin")
+
+    # -c opt's --gc-sections would let lld drop the host objects' offload
+    # entries, found only through __start_/__stop_ of their section.
+    flags = _link_flags(analysistest.target_under_test(env)[CcInfo])
+    if "-Wl,--no-gc-sections" not in flags:
+        analysistest.fail(env, "-Wl,--no-gc-sections not in the device link's link flags %r" % flags)
     return analysistest.end(env)
 
-# The device link's fat binary of the linked cubins is `offload fatbin`'s.
+# The device link's fat binary of the linked cubins is `offload fatbin`'s;
+# programs that link it keep every section (the offload entries).
 cuda_device_link_test = analysistest.make(_cuda_device_link_test)
 
 def _cudart_shared_test(ctx):
