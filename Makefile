@@ -7,7 +7,7 @@ BIN := bin
 GAZELLE := github.com/bazelbuild/bazel-gazelle/cmd/gazelle@v0.45.0
 BUILDIFIER := github.com/bazelbuild/buildtools/buildifier@v0.0.0-20240918101019-be1c24cc9a44
 
-.PHONY: all build deps demo test lint gotest bazeltest bench bench-bazel gazelle fuzz gpu-bundle gpu-check gpu-native-bundle
+.PHONY: all build deps demo test lint gotest bazeltest bzlmodtest bench bench-bazel gazelle fuzz gpu-bundle gpu-check gpu-native-bundle
 
 all: build
 
@@ -45,7 +45,13 @@ fuzz:
 bazeltest: build
 	./tests/bazel/run.sh
 
-test: deps lint gotest bazeltest
+# The second leg: Bazel 7.7.1 in bzlmod mode, clang-23, CUDA 12.4 and ROCm 6.4
+# in a Debian sid chroot that scripts/sid.sh makes (or reuses) under
+# SID_ROOT (default /srv/sid); needs root and the Debian mirror.
+bzlmodtest:
+	./tests/bzlmod/run.sh
+
+test: deps lint gotest bazeltest bzlmodtest
 
 bench: deps build
 	./tests/bench/run.sh

@@ -9,6 +9,7 @@
         redist_json_sha256 = "...",
     )
     use_repo(offload, "offload_llvm16")
+    offload.tool(binary = "@//tools:offload")       # optional: a prebuilt offload
 
 rules_offload registers its clang toolchain over @offload_llvm, @offload_rocm
 and @offload_cuda. Without tags they are found on the machine as in WORKSPACE
@@ -22,6 +23,7 @@ environment's NVIDIA wheels: offload.cuda(site_packages = "/opt/venv/lib/python3
 
 load("//rules/sdk:native.bzl", "offload_native_repository")
 load("//rules/sdk:registry.bzl", "SDKS")
+load("//rules/sdk:tool.bzl", "offload_tool_repository")
 
 _ARCHIVE = {
     "path": attr.string(),
@@ -37,6 +39,16 @@ def _tag(sdk):
     attrs.update(sdk.tag_attrs)
     return tag_class(attrs = attrs)
 
+# The offload tool (@offload_tool) is built from this module's sources with
+# the machine's Go, as in WORKSPACE mode (rules/sdk/tool.bzl), unless the root
+# module's tool tag names a prebuilt binary or another go. rules_go would build
+# it hermetically, but its toolchains come with a Go SDK download that every
+# toolchain resolution of a user's build would fetch.
+_TOOL = tag_class(attrs = {
+    "binary": attr.string(doc = "A label of a prebuilt offload binary (default: built from source with Go)."),
+    "go": attr.string(doc = "The go command to build the tool with (default: go on PATH, else /usr/local/go/bin/go)."),
+})
+
 def _kwargs(tag, extra):
     kw = {k: getattr(tag, k) for k in _ARCHIVE}
     for k in extra:
@@ -44,6 +56,13 @@ def _kwargs(tag, extra):
     return kw
 
 def _offload_impl(mctx):
+    # The offload tool: the root module's tag, else the first other module's.
+    tool = {}
+    for mod in mctx.modules:
+        for tag in mod.tags.tool:
+            if not tool:
+                tool = {"binary": tag.binary, "go": tag.go}
+
     for sdk in SDKS:
         extra = sorted(sdk.tag_attrs)
         declared = {}
@@ -56,14 +75,23 @@ def _offload_impl(mctx):
         if sdk.default_repository not in declared:
             declared[sdk.default_repository] = {}
         for name, kw in declared.items():
+            # What the SDK's repository takes from rules_offload as in
+            # WORKSPACE mode (ROCm: the offload tool, which reads the
+            # processors its libraries have code for).
+            kw = dict(sdk.workspace_attrs(tool.get("binary") or None), **kw)
             sdk.repository_rule(name = name, **kw)
 
     # The machine's GPUs, for targets "native".
     offload_native_repository(name = "offload_native")
 
+    offload_tool_repository(name = "offload_tool", **tool)
+
 offload = module_extension(
     implementation = _offload_impl,
     doc = "LLVM, ROCm and CUDA repositories for rules_offload's toolchains.",
     # One tag per SDK of rules/sdk/registry.bzl.
-    tag_classes = {sdk.name: _tag(sdk) for sdk in SDKS},
+    tag_classes = dict(
+        {sdk.name: _tag(sdk) for sdk in SDKS},
+        tool = _TOOL,
+    ),
 )

@@ -58,10 +58,10 @@ func Tool(t testing.TB, name string) string {
 	return p
 }
 
-// Bundler is LLVM 22's clang-offload-bundler. Run by this bare name it
-// finds LLVM 22's own llvm-objcopy beside it rather than the older one in
-// /usr/bin.
-const Bundler = "clang-offload-bundler-22"
+// Bundler is the oracle LLVM's clang-offload-bundler (Oracle). Run by this
+// bare name it finds its own release's llvm-objcopy beside it rather than
+// an older one in /usr/bin.
+var Bundler = Oracle("clang-offload-bundler")
 
 // NeedBundler skips the test, as Tool does, unless Bundler is on PATH, and
 // returns its bare name.

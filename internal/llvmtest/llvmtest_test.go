@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -147,4 +148,22 @@ func runIsolated(t *testing.T, fn func(testing.TB)) *recorder {
 	}()
 	<-done
 	return r
+}
+
+// The oracle's names follow OracleEnv, read when the test binary starts
+// (this one runs without it, or with it set by the caller).
+func TestOracleNames(t *testing.T) {
+	want := fmt.Sprintf("clang-offload-bundler-%d", OracleMajor())
+	if got := Oracle("clang-offload-bundler"); got != want || Bundler != want {
+		t.Errorf("Oracle gives %q and Bundler is %q; want %q", got, Bundler, want)
+	}
+	if os.Getenv(OracleEnv) == "" && OracleMajor() != 22 {
+		t.Errorf("without %s the oracle is LLVM %d, not 22", OracleEnv, OracleMajor())
+	}
+	for _, v := range []string{"22", "23"} {
+		t.Setenv(OracleEnv, v)
+		if got := readOracleMajor(); strconv.Itoa(got) != v {
+			t.Errorf("%s=%s reads as %d", OracleEnv, v, got)
+		}
+	}
 }

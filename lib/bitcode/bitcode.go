@@ -11,7 +11,7 @@
 // skipping the module blocks by their length words, and decodes the blob.
 //
 // Files without a usable irsymtab (none was written, a format version other
-// than 3, or a table that does not cover every module, as after binary
+// than 3 or LLVM 23's 4, or a table that does not cover every module, as after binary
 // concatenation) make LLVM rebuild the table from the IR, which this
 // package cannot do; they yield ErrNoSymtab. The producer string is not
 // compared with LLVM 22's: symbol tables written by other LLVM releases

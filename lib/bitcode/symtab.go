@@ -8,12 +8,16 @@ import (
 	"slices"
 )
 
-// Layout of llvm::irsymtab::storage, version 3 (LLVM 9 through 22): all
-// fields are little-endian 32-bit words; a Str or Range is {Offset, Size}.
+// Layout of llvm::irsymtab::storage, versions 3 (LLVM 9 through 22) and 4
+// (LLVM 23): all fields are little-endian 32-bit words; a Str or Range is
+// {Offset, Size}. Version 4 widened Uncommon's CommonSize to 64 bits; the
+// header and Symbol, all this package reads, are version 3's.
 const (
-	// SymtabVersion is the irsymtab format version this package reads,
-	// storage::Header::kCurrentVersion in LLVM 22.
+	// SymtabVersion is the irsymtab format version this package writes in
+	// its tests' tables, storage::Header::kCurrentVersion in LLVM 22.
 	SymtabVersion = 3
+	// maxSymtabVersion is the newest version it reads, LLVM 23's.
+	maxSymtabVersion = 4
 
 	hdrVersion        = 0
 	hdrProducer       = 4
@@ -163,8 +167,8 @@ func decodeSymtab(r io.ReaderAt, f contents) (*Symtab, error) {
 		return nil, err
 	}
 	d := decoder{symtab: symtab, symOff: f.symtab.off, strOff: f.strtab.off}
-	if v := d.word(hdrVersion); v != SymtabVersion {
-		return nil, noSymtab("irsymtab version %d, want %d", v, SymtabVersion)
+	if v := d.word(hdrVersion); v < SymtabVersion || v > maxSymtabVersion {
+		return nil, noSymtab("irsymtab version %d, want %d to %d", v, SymtabVersion, maxSymtabVersion)
 	}
 	if n := d.word(hdrModules + 4); uint64(n) != uint64(f.modules) {
 		return nil, noSymtab("irsymtab covers %d modules, file has %d", n, f.modules)

@@ -44,6 +44,9 @@ type format struct {
 	// walk walks p's pieces (Walk.piece each) and returns the format's
 	// typed error if p is malformed; the pieces before that are kept.
 	walk func(w *walk, p *Part) error
+	// declared is what the compressed pieces of such a container declare
+	// they inflate to (Declared); nil for a format that compresses none.
+	declared func(r io.ReaderAt, size int64) uint64
 }
 
 // formats are tried in this order (set by init: their walkers walk
@@ -52,14 +55,14 @@ var formats []format
 
 func init() {
 	formats = []format{
-		{FormatCCOB, "ccob", is(ccob.IsCompressed), walkCCOB},
-		{FormatBundle, "bundle", is(bundle.IsBinary), walkPieces(BinaryBundle)},
-		{FormatOffloadBinary, "offload-binary", is(offloadbin.IsOffloadBinary), walkOffloadBinaries},
-		{FormatNVFatbin, "cuda-fatbin", is(nvfatbin.IsFatbin), walkNVFatbin},
-		{FormatELF, "elf", is(elfobj.IsELF), walkELF},
-		{FormatArchive, "archive", is(func(h []byte) bool { return bytes.HasPrefix(h, []byte(ar.Magic)) }), walkPieces(Archive)},
-		{FormatCOFF, "coff", is(coffobj.IsObjectWithMachine), walkCOFF},
-		{FormatTextBundle, "text-bundle", isTextBundle, walkTextBundle},
+		{FormatCCOB, "ccob", is(ccob.IsCompressed), walkCCOB, ccob.DeclaredSize},
+		{FormatBundle, "bundle", is(bundle.IsBinary), walkPieces(BinaryBundle), nil},
+		{FormatOffloadBinary, "offload-binary", is(offloadbin.IsOffloadBinary), walkOffloadBinaries, offloadbin.DeclaredSize},
+		{FormatNVFatbin, "cuda-fatbin", is(nvfatbin.IsFatbin), walkNVFatbin, nvFatbinDeclared},
+		{FormatELF, "elf", is(elfobj.IsELF), walkELF, nil},
+		{FormatArchive, "archive", is(func(h []byte) bool { return bytes.HasPrefix(h, []byte(ar.Magic)) }), walkPieces(Archive), nil},
+		{FormatCOFF, "coff", is(coffobj.IsObjectWithMachine), walkCOFF, nil},
+		{FormatTextBundle, "text-bundle", isTextBundle, walkTextBundle, nil},
 	}
 }
 
@@ -71,7 +74,7 @@ func init() {
 // an init function.
 func RegisterFormat(name string, is func(head []byte) bool, walk Walker) Format {
 	f := Format(len(formats) + 1)
-	formats = append(formats, format{f, name, func(h []byte) (bool, string) { return is(h), "" }, walkPieces(walk)})
+	formats = append(formats, format{f, name, func(h []byte) (bool, string) { return is(h), "" }, walkPieces(walk), nil})
 	return f
 }
 
@@ -81,6 +84,19 @@ func (f Format) String() string {
 		return d.Name
 	}
 	return "data"
+}
+
+// Declared is what the compressed pieces of a container of format f, the
+// size bytes of r, declare they inflate to, from their headers alone (0
+// for a format that compresses nothing), so that a caller reading several
+// containers on one budget can check them all before it inflates the
+// first. It stops at the first header it cannot read: the walk that
+// follows reports it.
+func Declared(f Format, r io.ReaderAt, size int64) uint64 {
+	if d := formatOf(f); d != nil && d.declared != nil {
+		return d.declared(r, size)
+	}
+	return 0
 }
 
 func formatOf(f Format) *format {

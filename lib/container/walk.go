@@ -26,6 +26,9 @@ func Walk(r io.ReaderAt, size int64, name string, opt WalkOptions, v Visitor) er
 	if opt.MaxDepth == 0 {
 		opt.MaxDepth = 16
 	}
+	if opt.InflateInMemory == 0 {
+		opt.InflateInMemory = 64 << 10
+	}
 	if opt.Temps == nil { // the walk's own, gone with it
 		opt.Temps = &Temps{}
 		defer opt.Temps.Close()
@@ -57,13 +60,20 @@ type WalkOptions struct {
 	// match is walked, and ends its sequence.
 	KeepMismatched bool
 	// InflateInMemory is the largest compressed fat-binary entry inflated
-	// into memory rather than a spill file (InflateFatbinEntry).
+	// into memory rather than a spill file (InflateFatbinEntry); 0 means
+	// 64 KiB: a fat binary may hold an entry every 80 bytes, and a file
+	// each would cost a descriptor and a few system calls each.
 	InflateInMemory int64
 	// MaxText bounds the text bundles read (into memory) whole.
 	MaxText int64
 	// DeclaredFirst checks what all the compressed entries of a fat
 	// binary declare against the budget before the first is inflated.
 	DeclaredFirst bool
+	// As is the input's format where the caller knows it (a runtime is
+	// handed the bytes as one): the input is read as that format whatever
+	// its head says, and that format's reader says why when the bytes are
+	// not one. FormatNone recognises it as every other part is.
+	As Format
 }
 
 // Visitor hears of every part of a walk.
@@ -155,6 +165,9 @@ func (w *walk) part(p *Part) error {
 	if p.contents() {
 		p.TooDeep = p.Same == nil && p.Depth > w.opt.MaxDepth
 		p.Format, p.Comment = Recognise(headOf(p.Data, 64))
+		if p.Parent == nil && w.opt.As != FormatNone {
+			p.Format = w.opt.As
+		}
 	}
 	inside, err := w.v.Enter(p)
 	if err != nil {

@@ -120,7 +120,7 @@ func (w *Walker) Walk(r io.ReaderAt, size int64, name string, fn func(*Image) er
 		w.budget.AllowNested()
 	}
 	opt := container.WalkOptions{MaxDepth: w.opt.MaxDepth, Budget: w.budget, Temps: &w.tmps, KeepSpilled: !w.opt.Consume,
-		InflateInMemory: inflateInMemory, MaxText: maxText, DeclaredFirst: true}
+		MaxText: maxText, DeclaredFirst: true}
 	if w.opt.SizesOnly {
 		opt.Prefix, opt.Enough = maxListPrefix, container.BundleHeads
 	}
@@ -133,11 +133,6 @@ const maxText = 256 << 20
 // maxListPrefix bounds what a listing decodes of one compressed record
 // before it decodes the record whole.
 const maxListPrefix = 16 << 20
-
-// inflateInMemory is the largest compressed fat-binary entry inflated
-// into memory rather than a temporary file (container.InflateFatbinEntry):
-// a fat binary may hold an entry every 80 bytes.
-const inflateInMemory = 64 << 10
 
 // ErrNested is returned for a compressed container inside compressed data,
 // unless Options.AllowNestedCompression (the rule: budget.Layer).

@@ -107,7 +107,9 @@ func (w *walker) describeFatbin(p *container.Part, n *Node, err error) {
 			Offset: -1, Space: n.Space, Detail: fmt.Sprintf("%d more entries, checked but not described one by one", i-maxDescribed)})
 	}
 	if err != nil {
-		fail(n, w.view(p), err)
+		// Where the fat binary starts; its reader's error says where in
+		// it the damage is (fail would print that offset instead).
+		n.Error = fmt.Sprintf("in %s at offset %d: %v", n.Format, p.At, err)
 	}
 }
 

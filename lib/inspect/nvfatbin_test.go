@@ -67,3 +67,26 @@ func TestNVFatbinCompressedEntryHostile(t *testing.T) {
 		t.Errorf("corrupt LZ4: %+v", e)
 	}
 }
+
+// A damaged fat binary's node says where the fat binary starts, and its
+// error where in it the damage is, as the fat binary reader words it
+// (nvfatbin.FormatError has an ErrorOffset, which fail would prefer).
+func TestNVFatbinErrorWording(t *testing.T) {
+	fb, err := nvfatbin.Write([]nvfatbin.Image{
+		{Kind: nvfatbin.KindPTX, Arch: 70, Data: []byte(".version 7.0\n")},
+		{Kind: nvfatbin.KindPTX, Arch: 80, Data: []byte(".version 7.0\n")},
+	}, nvfatbin.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, size, err := nvfatbin.Read(bytes.NewReader(fb), 0, int64(len(fb)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(fb[8:], uint64(size)) // claims more entries than it holds
+	n := inspectBytes(fb, Options{})
+	want := fmt.Sprintf("in cuda-fatbin at offset 0: nvfatbin: entries of %d bytes run past the end of the input at offset 0x8", size)
+	if n.Error != want {
+		t.Errorf("error %q, want %q", n.Error, want)
+	}
+}

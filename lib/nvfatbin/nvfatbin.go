@@ -144,6 +144,10 @@ func (e *FormatError) Error() string {
 
 func (e *FormatError) Unwrap() error { return ErrFormat }
 
+// ErrorOffset is Off: every format's error says where it is the same way,
+// so that a walk over many formats reads it once (container.ErrorOffset).
+func (e *FormatError) ErrorOffset() int64 { return e.Off }
+
 // IsFatbin reports whether b starts with the container magic.
 func IsFatbin(b []byte) bool {
 	return len(b) >= 4 && binary.LittleEndian.Uint32(b) == Magic

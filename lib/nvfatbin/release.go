@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rules-offload/rules_offload/lib/zstdexact"
 )
 
 // Release is the CUDA release whose fatbinary Write writes as. Releases
@@ -113,11 +114,16 @@ func (opt *WriteOptions) compress(c Compression, b []byte) ([]byte, error) {
 }
 
 // compressZstd returns b as one single-segment ZSTD frame with its content
-// size and no checksum, the frame fatbinary 13 writes. Its bytes are
-// klauspost/compress's, not libzstd's: fatbinary's (libzstd level 5, and
-// 18 or more for --compress-mode=size) decode to the same image, but are
-// other bytes (docs/nvfatbin.md).
+// size and no checksum, the frame fatbinary 13 writes. In the default
+// mode that is libzstd's frame at level 5, which zstdexact writes byte for
+// byte where it implements the match finder libzstd picks for b's size;
+// elsewhere (and for --compress-mode=size, libzstd's levels 18 and up)
+// the frame is klauspost/compress's: it decodes to the same image, but
+// is other bytes than fatbinary's (docs/nvfatbin.md).
 func compressZstd(b []byte, hard bool) ([]byte, error) {
+	if !hard && zstdexact.Supported(fatbinaryZstdLevel, len(b)) {
+		return zstdexact.Compress(make([]byte, 0, len(b)/2+64), b, fatbinaryZstdLevel)
+	}
 	enc := zstdEncoders[0]()
 	if hard {
 		enc = zstdEncoders[1]()
@@ -127,6 +133,9 @@ func compressZstd(b []byte, hard bool) ([]byte, error) {
 	}
 	return enc.w.EncodeAll(b, make([]byte, 0, len(b)/2+64)), nil
 }
+
+// fatbinaryZstdLevel is the libzstd level of fatbinary 13's default mode.
+const fatbinaryZstdLevel = 5
 
 // zstdEncoders are made once, when first used: making one costs more than
 // compressing a cubin, and EncodeAll may be called concurrently.

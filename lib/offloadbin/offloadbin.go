@@ -17,6 +17,8 @@ package offloadbin
 import (
 	"fmt"
 	"io"
+
+	"github.com/rules-offload/rules_offload/lib/offloadkind"
 )
 
 // Magic starts every OffloadBinary.
@@ -128,50 +130,23 @@ func (k ImageKind) String() string {
 	return fmt.Sprintf("ImageKind(%d)", uint16(k))
 }
 
-// OffloadKind is the programming model that produced an image. The values
-// are bit flags.
-type OffloadKind uint16
+// OffloadKind is the programming model that produced an image: the
+// module's one offload-kind type. The entry's 16-bit field holds its value
+// as is (LLVM's OFK_* bit flags), so unknown values survive a rewrite.
+type OffloadKind = offloadkind.Kind
 
-// Offload kinds (LLVM's OFK_*).
+// Offload kinds (LLVM's OFK_*). Deprecated: new code names them as
+// offloadkind does (offloadkind.HIP); these stay for existing callers.
 const (
-	OffloadNone   OffloadKind = 0
-	OffloadOpenMP OffloadKind = 1 << 0
-	OffloadCuda   OffloadKind = 1 << 1
-	OffloadHIP    OffloadKind = 1 << 2
-	OffloadSYCL   OffloadKind = 1 << 3
+	OffloadNone   = offloadkind.None
+	OffloadOpenMP = offloadkind.OpenMP
+	OffloadCuda   = offloadkind.CUDA
+	OffloadHIP    = offloadkind.HIP
+	OffloadSYCL   = offloadkind.SYCL
 )
 
-// ParseOffloadKind is LLVM's getOffloadKind: openmp, cuda, hip and sycl are
-// known, anything else is OffloadNone.
-func ParseOffloadKind(s string) OffloadKind {
-	switch s {
-	case "openmp":
-		return OffloadOpenMP
-	case "cuda":
-		return OffloadCuda
-	case "hip":
-		return OffloadHIP
-	case "sycl":
-		return OffloadSYCL
-	}
-	return OffloadNone
-}
-
-// String is LLVM's getOffloadKindName: "none" for OffloadNone and for any
-// value that is not exactly one known kind.
-func (k OffloadKind) String() string {
-	switch k {
-	case OffloadOpenMP:
-		return "openmp"
-	case OffloadCuda:
-		return "cuda"
-	case OffloadHIP:
-		return "hip"
-	case OffloadSYCL:
-		return "sycl"
-	}
-	return "none"
-}
+// ParseOffloadKind is LLVM's getOffloadKind. Deprecated: use offloadkind.Parse.
+func ParseOffloadKind(s string) OffloadKind { return offloadkind.Parse(s) }
 
 // KV is one metadata string pair of an entry ("triple", "arch", ...).
 type KV struct{ Key, Value string }

@@ -12,6 +12,7 @@ import (
 	"github.com/rules-offload/rules_offload/lib/atomicfile"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
+	"github.com/rules-offload/rules_offload/lib/offloadkind"
 )
 
 // ErrArchiveNeedsFile is LLVM's error for --archive with an --image that
@@ -45,7 +46,7 @@ func Match(im *offloadbin.Image, filter ImageArgs) bool {
 		switch kv.Key {
 		case "file":
 		case "kind":
-			if im.OffloadKind != offloadbin.ParseOffloadKind(kv.Value) {
+			if im.OffloadKind != offloadkind.Parse(kv.Value) {
 				return false
 			}
 		default:

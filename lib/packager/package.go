@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/rules-offload/rules_offload/lib/offloadbin"
+	"github.com/rules-offload/rules_offload/lib/offloadkind"
 )
 
 // ErrFileRequired is LLVM's error for an --image without file=. Its text is
@@ -27,7 +28,7 @@ var ErrFileRequired = errors.New("'file' is a required image arguments")
 type Source struct {
 	// File is the file= value naming the image ("-" is standard input).
 	File        string
-	OffloadKind offloadbin.OffloadKind
+	OffloadKind offloadkind.Kind
 	// Strings are the metadata pairs: every key of the --image value except
 	// file and kind, in LLVM's order.
 	Strings []offloadbin.KV
@@ -49,12 +50,12 @@ func Sources(images []string) ([]Source, error) {
 		if !ok {
 			return nil, ErrFileRequired
 		}
-		var okind offloadbin.OffloadKind
+		var okind offloadkind.Kind
 		var kvs []offloadbin.KV
 		for _, kv := range args.pairs {
 			switch kv.Key {
 			case "kind":
-				okind = offloadbin.ParseOffloadKind(kv.Value)
+				okind = offloadkind.Parse(kv.Value)
 			case "file":
 			default:
 				kvs = append(kvs, kv)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
-	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
 )
 
@@ -28,9 +27,7 @@ func TestCUDA13Images(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd := &reading{budget: budget.New(0), tmps: container.Temps{Dir: t.TempDir(), Pattern: "offload-regcheck-*"}, read: map[span]*Image{}}
-	defer rd.tmps.Close()
-	imgs, err := rd.cudaImages(io.NewSectionReader(bytes.NewReader(fb), 0, int64(len(fb))))
+	imgs, err := readImages("cuda", io.NewSectionReader(bytes.NewReader(fb), 0, int64(len(fb))), budget.New(0), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,12 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
-	"github.com/rules-offload/rules_offload/lib/bundle"
 	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/cubin"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
 	"github.com/rules-offload/rules_offload/lib/nvfatbin"
-	"github.com/rules-offload/rules_offload/lib/offloadbin"
 	"github.com/rules-offload/rules_offload/lib/shown"
+	"github.com/rules-offload/rules_offload/lib/targetid"
 )
 
 // Image is one target's device code in a registered fat binary: what the
@@ -40,7 +39,7 @@ type Image struct {
 func (rec *Record) Images(u *Unit) ([]*Image, error) {
 	var out []*Image
 	for i, b := range u.Blobs {
-		imgs, err := rec.blobImages(u.Kind, b)
+		imgs, err := readImages(u.Kind, rec.Open(b), rec.inflation(), rec.tempDir)
 		if err != nil {
 			return nil, fmt.Errorf("%s fat binary %d, image %d: %w", shown.Name(u.Kind), u.Handle, i, err)
 		}
@@ -49,174 +48,187 @@ func (rec *Record) Images(u *Unit) ([]*Image, error) {
 	return out, nil
 }
 
-// reading is what reading one blob needs: the record's budget, the blob's
-// temporary files, and the payloads read so far, by where they are.
-type reading struct {
-	budget *budget.Budget
-	tmps   container.Temps
-	read   map[span]*Image
+// registered says what each runtime's registration call is handed.
+var registered = map[string]takes{
+	"cuda":   {container.FormatNVFatbin, false},     // __cudaRegisterFatBinary
+	"hip":    {container.FormatBundle, false},       // __hipRegisterFatBinary
+	"openmp": {container.FormatOffloadBinary, true}, // __tgt_register_lib: LLVM's new driver's, or legacy entries' image
 }
 
-// span locates a payload: a range of the blob, or of the inflated copy of
-// the compressed OffloadBinary at offset inflated of the blob (-1: none).
-// Blobs never share bytes, so payloads are keyed per blob.
-type span struct{ inflated, off, size int64 }
+// takes is what a registration call is handed: a container of format,
+// read as one whatever its head says (its reader says why when it is not
+// one), or, where image is set, either such a container or the device
+// image itself.
+type takes struct {
+	format container.Format
+	image  bool
+}
 
-func (rec *Record) blobImages(kind string, b Blob) ([]*Image, error) {
-	rd := &reading{budget: rec.inflation(), tmps: container.Temps{Dir: rec.tempDir, Pattern: "offload-regcheck-*"}, read: map[span]*Image{}}
-	defer rd.tmps.Close()
-	r := rec.Open(b)
-	switch kind {
-	case "cuda":
-		return rd.cudaImages(r)
-	case "hip":
-		return rd.hipImages(r)
-	case "openmp":
-		return rd.openmpImages(r)
+// declared is what the blob's compressed images declare they inflate to,
+// from headers alone, for the record's check before inflating any.
+func declared(kind string, r *io.SectionReader) uint64 {
+	return container.Declared(registered[kind].format, r, r.Size())
+}
+
+// readImages lists the images of a blob of kind as container.Walk meets
+// them, inflating against b into temporary files in tempDir. Parts over
+// the bytes of a part met before (bundle or OffloadBinary entries sharing
+// a payload) are read once (Part.Same); an image is never looked inside.
+func readImages(kind string, r *io.SectionReader, b *budget.Budget, tempDir string) ([]*Image, error) {
+	reg, ok := registered[kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown kind %q", kind)
 	}
-	return nil, fmt.Errorf("unknown kind %q", kind)
+	temps := &container.Temps{Dir: tempDir, Pattern: "offload-regcheck-*"}
+	defer temps.Close()
+	opt := container.WalkOptions{Budget: b, Temps: temps}
+	if !reg.image {
+		opt.As = reg.format
+	}
+	v := &images{format: reg.format}
+	err := container.Walk(r, r.Size(), "", opt, v)
+	return v.out, err
 }
 
-// once reads the image at s with read, unless it was read already: the
-// image returned shares what the first read found, with its own Target.
-func (rd *reading) once(s span, read func() (*Image, error)) (*Image, error) {
-	if im := rd.read[s]; im != nil {
-		c := *im
+// images is the walk's visitor: it reads the images of one blob.
+type images struct {
+	format container.Format // what the blob is, unless it is the image itself
+	out    []*Image
+}
+
+func (v *images) Enter(p *container.Part) (bool, error) {
+	switch p.Kind {
+	case container.Root:
+		if p.Format == v.format {
+			return true, nil
+		}
+		// The device image itself, whose target the recorder cannot know.
+		im, err := elfImage(p.Data, p.Size)
+		if err == nil {
+			v.out = append(v.out, im)
+		}
+		return false, err
+	case container.Entry:
+		return false, v.bundleEntry(p)
+	case container.Image:
+		return false, v.offloadImage(p)
+	case container.FatbinEntry:
+		return v.fatbinEntry(p)
+	case container.Payload: // of a compressed fat-binary entry: nothing else is looked inside
+		return false, v.inflated(p)
+	}
+	return false, nil
+}
+
+// Leave names the entry whose inflation failed.
+func (v *images) Leave(p *container.Part, err error) error {
+	if err != nil && p.Kind == container.FatbinEntry && p.Tag == nil {
+		return fmt.Errorf("%s: %w", p.Fatbin.ArchName(), err)
+	}
+	return err
+}
+
+// once reads the image of p with read, unless its bytes were read
+// already: the image returned shares what the first read found, and has
+// its own Target.
+func (v *images) once(p *container.Part, read func() (*Image, error)) (*Image, error) {
+	if first, ok := p.Same.(*Image); ok {
+		c := *first
 		return &c, nil
 	}
 	im, err := read()
-	if err == nil {
-		rd.read[s] = im
-		c := *im
-		im = &c
-	}
-	return im, err
-}
-
-// declared sums what the blob's compressed images declare they inflate
-// to, from headers alone, for the record's check before inflating any.
-func declared(kind string, r *io.SectionReader) uint64 {
-	switch kind {
-	case "cuda":
-		n, _ := container.NVFatbinDeclared(r, r.Size()) // a damaged fat binary is reported when read
-		return n
-	case "openmp":
-		return offloadbin.DeclaredSize(r, r.Size())
-	}
-	return 0
-}
-
-// inflateInMemory is the largest compressed fat-binary entry inflated into
-// memory rather than a temporary file (container.InflateFatbinEntry).
-const inflateInMemory = 64 << 10
-
-// cudaImages reads an NVIDIA fat binary: cubins are sm_XX, PTX compute_XX.
-// Its entries never share bytes; each is read as it is met.
-func (rd *reading) cudaImages(r *io.SectionReader) ([]*Image, error) {
-	var out []*Image
-	err := container.NVFatbin(r, r.Size(), func(p container.Piece) error {
-		e := p.Fatbin
-		if e.Kind != nvfatbin.KindPTX && e.Kind != nvfatbin.KindELF {
-			return nil
-		}
-		data, size, err := rd.cudaPayload(r, e)
-		if err != nil {
-			return err
-		}
-		var im *Image
-		if e.Kind == nvfatbin.KindPTX {
-			if im, err = ptxImage(io.NewSectionReader(data, 0, size)); err != nil {
-				return fmt.Errorf("compute_%d PTX: %w", e.Arch, err)
-			}
-			im.Target = fmt.Sprintf("compute_%d", e.Arch)
-		} else {
-			if im, err = elfImage(data, size); err != nil {
-				return fmt.Errorf("%s cubin: %w", e.ArchName(), err)
-			}
-			// The cubin's own target: the entry has the SM number only,
-			// not the "a" of sm_90a.
-			t, err := cubin.Read(data, size)
-			switch {
-			case err != nil:
-				return fmt.Errorf("%s cubin: %w", e.ArchName(), err)
-			case t.SM != e.Arch:
-				return fmt.Errorf("%s entry holds a cubin for %s", e.ArchName(), t)
-			}
-			im.Target = t.String()
-		}
-		out = append(out, im)
-		rd.tmps.Close() // a spilled entry is read: its file goes now
-		return nil
-	})
-	return out, err
-}
-
-// cudaPayload returns where an entry's image is: in the blob, or inflated,
-// charged to the budget, into memory or a temporary file.
-func (rd *reading) cudaPayload(r io.ReaderAt, e *nvfatbin.Entry) (io.ReaderAt, int64, error) {
-	if !e.Compressed {
-		return e.Open(r), e.Size, nil
-	}
-	data, err := container.InflateFatbinEntry(r, e, rd.budget, inflateInMemory, rd.tmps.New)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", e.ArchName(), err)
-	}
-	return data, e.UncompressedSize, nil
-}
-
-// hipImages reads a clang offload bundle: one code object per hip entry.
-func (rd *reading) hipImages(r *io.SectionReader) ([]*Image, error) {
-	entries, err := bundle.ReadBinary(r, r.Size())
 	if err != nil {
 		return nil, err
 	}
-	var out []*Image
-	for _, e := range entries {
-		i := strings.Index(e.ID, "--")
-		if strings.HasPrefix(e.ID, "host-") || i < 0 || e.Size == 0 {
-			continue
-		}
-		im, err := rd.once(span{-1, e.Offset, e.Size}, func() (*Image, error) { return elfImage(e.Open(r), e.Size) })
-		if err != nil {
-			return nil, fmt.Errorf("bundle entry %s: %w", shown.Name(e.ID), err)
-		}
-		im.Target = e.ID[i+2:]
-		out = append(out, im)
-	}
-	return out, nil
+	p.Tag = im
+	c := *im
+	return &c, nil
 }
 
-// openmpImages reads one image libomptarget was given: an OffloadBinary
-// (LLVM's new driver) or the device image itself (an ELF file), whose
-// target the recorder cannot know ("" then).
-func (rd *reading) openmpImages(r *io.SectionReader) ([]*Image, error) {
-	head := make([]byte, 4)
-	if _, err := r.ReadAt(head, 0); err != nil {
-		return nil, err
-	}
-	if !offloadbin.IsOffloadBinary(head) {
-		im, err := elfImage(r, r.Size())
-		return []*Image{im}, err
-	}
-	var out []*Image
-	err := container.OffloadBinaries(r, r.Size(), rd.budget, rd.tmps.New, func(p container.Piece) error {
-		b := p.Image
-		s := span{-1, b.Offset, b.Size}
-		if b.Compressed {
-			s.inflated = b.BinaryOffset
-		}
-		im, err := rd.once(s, func() (*Image, error) { return elfImage(p.Data, b.Size) })
-		if err != nil {
-			return fmt.Errorf("OffloadBinary %s (%s %s): %w", p.Name, shown.Name(b.Triple()), shown.Name(b.Arch()), err)
-		}
-		im.Target = b.Arch()
-		if im.Target == "" || im.Target == "generic" {
-			im.Target = b.Triple()
-		}
-		out = append(out, im)
+// bundleEntry reads a clang offload bundle's entry: a code object for the
+// target ID its entry ID ends with. The host's entry, and entries without
+// a target ID or bytes, hold no device code.
+func (v *images) bundleEntry(p *container.Part) error {
+	id, err := targetid.ParseEntryID(p.Name)
+	if err != nil || id.Kind == "host" || id.RawTargetID == "" || p.Size == 0 {
 		return nil
-	})
-	return out, err
+	}
+	im, err := v.once(p, func() (*Image, error) { return elfImage(p.Data, p.Size) })
+	if err != nil {
+		return fmt.Errorf("bundle entry %s: %w", shown.Name(p.Name), err)
+	}
+	im.Target = id.RawTargetID
+	v.out = append(v.out, im)
+	return nil
+}
+
+// offloadImage reads an OffloadBinary's image (LLVM's new driver): its
+// target is its arch, or its triple for a host-CPU image.
+func (v *images) offloadImage(p *container.Part) error {
+	b := p.Image
+	im, err := v.once(p, func() (*Image, error) { return elfImage(p.Data, p.Size) })
+	if err != nil {
+		return fmt.Errorf("OffloadBinary %s (%s %s): %w", p.Name, shown.Name(b.Triple()), shown.Name(b.Arch()), err)
+	}
+	im.Target = b.Arch()
+	if im.Target == "" || im.Target == "generic" {
+		im.Target = b.Triple()
+	}
+	v.out = append(v.out, im)
+	return nil
+}
+
+// fatbinEntry reads an NVIDIA fat binary's cubin or PTX entry (its
+// entries never share bytes); a compressed one is inflated by the walk,
+// charged to the budget, and read once inflated (inflated).
+func (v *images) fatbinEntry(p *container.Part) (bool, error) {
+	e := p.Fatbin
+	switch {
+	case e.Kind != nvfatbin.KindPTX && e.Kind != nvfatbin.KindELF:
+		return false, nil
+	case e.Compressed:
+		return true, nil
+	}
+	return false, v.cudaImage(e, p.Data, e.Size)
+}
+
+// inflated reads a compressed fat-binary entry's image, now inflated: all
+// the bytes it inflates to, as an uncompressed entry's stored bytes are
+// read. It marks the entry (Tag): what fails now is the image's.
+func (v *images) inflated(p *container.Part) error {
+	e := p.Parent.Fatbin
+	p.Parent.Tag = p
+	whole, _, _ := p.Data.Outer()
+	return v.cudaImage(e, whole, e.UncompressedSize)
+}
+
+// cudaImage reads a fat binary's image: a cubin is sm_XX, by its own
+// target, PTX compute_XX.
+func (v *images) cudaImage(e *nvfatbin.Entry, data io.ReaderAt, size int64) error {
+	var im *Image
+	var err error
+	if e.Kind == nvfatbin.KindPTX {
+		if im, err = ptxImage(io.NewSectionReader(data, 0, size)); err != nil {
+			return fmt.Errorf("compute_%d PTX: %w", e.Arch, err)
+		}
+		im.Target = fmt.Sprintf("compute_%d", e.Arch)
+	} else {
+		if im, err = elfImage(data, size); err != nil {
+			return fmt.Errorf("%s cubin: %w", e.ArchName(), err)
+		}
+		// The cubin's own target: the entry has the SM number only, not
+		// the "a" of sm_90a.
+		t, err := cubin.Read(data, size)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s cubin: %w", e.ArchName(), err)
+		case t.SM != e.Arch:
+			return fmt.Errorf("%s entry holds a cubin for %s", e.ArchName(), t)
+		}
+		im.Target = t.String()
+	}
+	v.out = append(v.out, im)
+	return nil
 }
 
 // hostArch names the architectures of host-CPU offload images as triples

@@ -219,11 +219,46 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
-// Images that are not what their kind says fail with the unit named.
+// Images that are not what their kind says fail with the unit named, and
+// the reader of what the kind's runtime takes saying why: a CCOB is no
+// bundle to this check (the HIP runtime's own reading aside), an ELF file
+// no fat binary, whatever else their heads say.
 func TestBadImages(t *testing.T) {
 	b := []byte(Magic + "\nfatbin 0 cuda 0x466243b1 4\njunk\nend 1\n")
 	if _, err := Check(mustParse(t, b), Options{}); err == nil || !strings.Contains(err.Error(), "cuda fat binary 0") {
 		t.Errorf("err = %v", err)
+	}
+	ccob := hostile.CCOBZlib(append(hostile.BundleHeader([]string{"hipv4-amdgcn-amd-amdhsa--gfx906"}, []int64{4}), "code"...))
+	for _, c := range []struct {
+		unit unit
+		want string
+	}{
+		{unit{"hip", [][]byte{ccob}, nil}, "hip fat binary 0, image 0: bundle: missing magic"},
+		{unit{"cuda", [][]byte{ompImage("k")}, nil}, "cuda fat binary 0, image 0: nvfatbin: bad magic"},
+	} {
+		_, err := Check(mustParse(t, record(c.unit)), Options{})
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("err = %v, want %q", err, c.want)
+		}
+	}
+}
+
+// An entry's target is its ID's target ID as lib/targetid reads IDs
+// (clang-offload-bundler's reading): after the five fields of kind and
+// triple, an environment or none ("hipv4-amdgcn-amd-amdhsa-gnu-gfx906" is
+// gfx906's); the host's entry holds none.
+func TestEntryTargets(t *testing.T) {
+	obj := withMachine(fakeCubin(0, nil, []string{"K.kd"}), 224)
+	ids := []string{"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa-gnu-gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"}
+	off := hostile.BundleHeaderSize(ids)
+	es := make([]hostile.BundleEntry, len(ids))
+	for i, id := range ids {
+		es[i] = hostile.BundleEntry{ID: id, Offset: off, Size: uint64(len(obj))}
+	}
+	rec := record(unit{"hip", [][]byte{hostile.Bundle(es, obj)}, []string{"function K"}})
+	rep := check(t, rec, Options{Targets: map[string][][]string{"hip": {{"gfx906", "gfx90a:xnack+"}}}})
+	if !rep.OK() || len(rep.Summary) != 1 || !strings.HasPrefix(rep.Summary[0], "hip fat binary #0: gfx906, gfx90a:xnack+;") {
+		t.Errorf("problems %q, summary %q", rep.Problems, rep.Summary)
 	}
 }
 

@@ -17,6 +17,8 @@ package targetid
 import (
 	"errors"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/offloadkind"
 )
 
 // ErrEntryIDFormat is returned for an ID with fewer than five '-'-separated
@@ -103,7 +105,14 @@ func (e EntryID) TripleValid() bool { return e.triple.arch != "" }
 func (e EntryID) IsHost() bool { return e.Kind == "host" }
 
 // IsHIP reports whether the kind is "hip" or "hipv4".
-func (e EntryID) IsHIP() bool { return e.Kind == "hip" || e.Kind == "hipv4" }
+func (e EntryID) IsHIP() bool {
+	k, _ := e.OffloadKind()
+	return k == offloadkind.HIP
+}
+
+// OffloadKind is the offload kind of the entry (hip and hipv4 are HIP);
+// false for the host entry and kinds the bundler does not know.
+func (e EntryID) OffloadKind() (offloadkind.Kind, bool) { return offloadkind.FromBundle(e.Kind) }
 
 // InvalidTargetError reports an entry ID with an unknown kind or triple.
 type InvalidTargetError struct {

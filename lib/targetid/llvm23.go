@@ -1,49 +1,52 @@
 package targetid
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
-// llvm23Archs are the names clang::OffloadArch gained in LLVM 23
+// llvm23Archs are the rows clang::OffloadArch gained in LLVM 23
 // (clang/lib/Basic/OffloadArch.cpp, read at LLVM main and checked against
 // Debian's clang-23 23.1.4, which accepts each as --offload-arch), each
-// after the name it follows in the table:
+// after the name it follows in the table, with TargetParser's target-ID
+// features for AMDGPU processors (as in offloadArchTable):
 //
 //   - NVIDIA's family-specific targets, sm_XYf. Code for sm_100f runs on
 //     every GPU of the sm_100 family (sm_100, sm_103); clang defines
 //     __CUDA_ARCH_FAMILY_SPECIFIC__ for it as nvcc does.
 //   - AMD processors and generic targets (gfx1154, gfx1170-gfx1172,
-//     gfx1310 and their generics), also in llvm23GPUs.
+//     gfx1310 and their generics), which clang-23 accepts in target IDs.
 //
 // The bundler's table (offloadArchs, KnownOffloadArch) stays LLVM 22's: the
 // conformance of the bundle formats is measured against LLVM 22's tools.
-var llvm23Archs = []struct{ name, after string }{
-	{"sm_100f", "sm_100a"},
-	{"sm_101f", "sm_101a"},
-	{"sm_103f", "sm_103a"},
-	{"sm_110f", "sm_110a"},
-	{"sm_120f", "sm_120a"},
-	{"sm_121f", "sm_121a"},
-	{"gfx1154", "gfx1153"},
-	{"gfx11-7-generic", "gfx1154"},
-	{"gfx1170", "gfx11-7-generic"},
-	{"gfx1171", "gfx1170"},
-	{"gfx1172", "gfx1171"},
-	{"gfx12-5-generic", "gfx1201"},
-	{"gfx13-generic", "gfx1251"},
-	{"gfx1310", "gfx13-generic"},
+var llvm23Archs = []addedArch{
+	{offloadArch{"sm_100f", 0}, "sm_100a"},
+	{offloadArch{"sm_101f", 0}, "sm_101a"},
+	{offloadArch{"sm_103f", 0}, "sm_103a"},
+	{offloadArch{"sm_110f", 0}, "sm_110a"},
+	{offloadArch{"sm_120f", 0}, "sm_120a"},
+	{offloadArch{"sm_121f", 0}, "sm_121a"},
+	{offloadArch{"gfx1154", 0}, "gfx1153"},
+	{offloadArch{"gfx11-7-generic", 0}, "gfx1154"},
+	{offloadArch{"gfx1170", 0}, "gfx11-7-generic"},
+	{offloadArch{"gfx1171", 0}, "gfx1170"},
+	{offloadArch{"gfx1172", 0}, "gfx1171"},
+	{offloadArch{"gfx12-5-generic", 0}, "gfx1201"},
+	{offloadArch{"gfx13-generic", 0}, "gfx1251"},
+	{offloadArch{"gfx1310", 0}, "gfx13-generic"},
 }
 
-// llvm23GPUs are TargetParser's AMDGCN processors new in LLVM 23, and
-// those whose target-ID features changed (gfx1250 and gfx1251 gained
-// sramecc), as clang-23 23.1.4 accepts them in target IDs.
-var llvm23GPUs = []gpu{
-	{"gfx1154", "gfx1154", 0},
-	{"gfx11-7-generic", "gfx11-7-generic", 0},
-	{"gfx1170", "gfx1170", 0}, {"gfx1171", "gfx1171", 0}, {"gfx1172", "gfx1172", 0},
-	{"gfx12-5-generic", "gfx12-5-generic", 0},
-	{"gfx1250", "gfx1250", featSramecc}, {"gfx1251", "gfx1251", featSramecc},
-	{"gfx13-generic", "gfx13-generic", 0},
-	{"gfx1310", "gfx1310", 0},
+// addedArch is an OffloadArch row a later LLVM added, after the name it
+// follows in the table.
+type addedArch struct {
+	offloadArch
+	after string
 }
+
+// llvm23Features are the AMDGPU processors of LLVM 22 whose target-ID
+// features changed in LLVM 23 (gfx1250 and gfx1251 gained sramecc), as
+// clang-23 23.1.4 accepts them in target IDs.
+var llvm23Features = map[string]int{"gfx1250": featSramecc, "gfx1251": featSramecc}
 
 // AMDGPUFeaturesLLVM returns the target-ID features ("sramecc", "xnack")
 // an AMDGCN processor supports in an LLVM major version's TargetParser
@@ -51,9 +54,12 @@ var llvm23GPUs = []gpu{
 func AMDGPUFeaturesLLVM(major int, processor string) ([]string, bool) {
 	g, ok := lookupGPU("amdgcn", processor)
 	if major >= 23 {
-		for _, n := range llvm23GPUs {
-			if n.name == processor {
-				g, ok = n, true
+		if f, changed := llvm23Features[processor]; changed {
+			g.features = f
+		}
+		for _, a := range llvm23Archs {
+			if a.name == processor && strings.HasPrefix(a.name, "gfx") {
+				g, ok = gpu{a.name, a.name, a.features}, true
 			}
 		}
 	}

@@ -7,34 +7,49 @@ import (
 	"strings"
 )
 
-// offloadArchs is clang::OffloadArch's name table in LLVM 22.1.8
-// (clang/lib/Basic/OffloadArch.cpp), in table order. The bundler keeps a
-// bundle entry's target ID only if its processor is one of these names.
-// The table changes every release; keep one per supported LLVM version.
-var offloadArchs = []string{
-	"sm_20", "sm_21", "sm_30", "sm_32", "sm_35", "sm_37", "sm_50", "sm_52", "sm_53",
-	"sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87",
-	"sm_88", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_101", "sm_101a",
-	"sm_103", "sm_103a", "sm_110", "sm_110a", "sm_120", "sm_120a", "sm_121", "sm_121a",
-	"gfx600", "gfx601", "gfx602", "gfx700", "gfx701", "gfx702", "gfx703", "gfx704", "gfx705",
-	"gfx801", "gfx802", "gfx803", "gfx805", "gfx810",
-	"gfx9-generic", "gfx900", "gfx902", "gfx904", "gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c",
-	"gfx9-4-generic", "gfx942", "gfx950",
-	"gfx10-1-generic", "gfx1010", "gfx1011", "gfx1012", "gfx1013",
-	"gfx10-3-generic", "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036",
-	"gfx11-generic", "gfx1100", "gfx1101", "gfx1102", "gfx1103",
-	"gfx1150", "gfx1151", "gfx1152", "gfx1153",
-	"gfx12-generic", "gfx1200", "gfx1201", "gfx1250", "gfx1251",
-	"amdgcnspirv", "graniterapids", "bmg_g21", "generic",
+// offloadArch is one row of clang::OffloadArch's table. For an AMDGPU
+// processor (gfx...) it carries TargetParser's target-ID features of that
+// processor too, so a processor LLVM adds is one row here.
+type offloadArch struct {
+	name     string
+	features int // featXnack, featSramecc (AMDGPU only)
 }
 
-var offloadArchSet = func() map[string]bool {
-	m := make(map[string]bool, len(offloadArchs))
-	for _, a := range offloadArchs {
-		m[a] = true
-	}
-	return m
-}()
+// offloadArchTable is clang::OffloadArch's table in LLVM 22.1.8
+// (clang/lib/Basic/OffloadArch.cpp), in table order, with the features of
+// TargetParser.cpp's AMDGCNGPUs for the AMDGPU processors. The bundler keeps
+// a bundle entry's target ID only if its processor is one of these names.
+// The table changes every release; llvm23.go has what LLVM 23 added.
+var offloadArchTable = []offloadArch{
+	{"sm_20", 0}, {"sm_21", 0},
+	{"sm_30", 0}, {"sm_32", 0}, {"sm_35", 0}, {"sm_37", 0},
+	{"sm_50", 0}, {"sm_52", 0}, {"sm_53", 0},
+	{"sm_60", 0}, {"sm_61", 0}, {"sm_62", 0},
+	{"sm_70", 0}, {"sm_72", 0}, {"sm_75", 0},
+	{"sm_80", 0}, {"sm_86", 0}, {"sm_87", 0}, {"sm_88", 0}, {"sm_89", 0},
+	{"sm_90", 0}, {"sm_90a", 0},
+	{"sm_100", 0}, {"sm_100a", 0}, {"sm_101", 0}, {"sm_101a", 0}, {"sm_103", 0}, {"sm_103a", 0},
+	{"sm_110", 0}, {"sm_110a", 0},
+	{"sm_120", 0}, {"sm_120a", 0}, {"sm_121", 0}, {"sm_121a", 0},
+	{"gfx600", 0}, {"gfx601", 0}, {"gfx602", 0},
+	{"gfx700", 0}, {"gfx701", 0}, {"gfx702", 0}, {"gfx703", 0}, {"gfx704", 0}, {"gfx705", 0},
+	{"gfx801", featXnack}, {"gfx802", 0}, {"gfx803", 0}, {"gfx805", 0}, {"gfx810", featXnack},
+	{"gfx9-generic", featXnack},
+	{"gfx900", featXnack}, {"gfx902", featXnack}, {"gfx904", featXnack},
+	{"gfx906", featXnack | featSramecc}, {"gfx908", featXnack | featSramecc},
+	{"gfx909", featXnack}, {"gfx90a", featXnack | featSramecc}, {"gfx90c", featXnack},
+	{"gfx9-4-generic", featXnack | featSramecc},
+	{"gfx942", featXnack | featSramecc}, {"gfx950", featXnack | featSramecc},
+	{"gfx10-1-generic", featXnack},
+	{"gfx1010", featXnack}, {"gfx1011", featXnack}, {"gfx1012", featXnack}, {"gfx1013", featXnack},
+	{"gfx10-3-generic", 0},
+	{"gfx1030", 0}, {"gfx1031", 0}, {"gfx1032", 0}, {"gfx1033", 0}, {"gfx1034", 0}, {"gfx1035", 0},
+	{"gfx1036", 0},
+	{"gfx11-generic", 0}, {"gfx1100", 0}, {"gfx1101", 0}, {"gfx1102", 0}, {"gfx1103", 0},
+	{"gfx1150", 0}, {"gfx1151", 0}, {"gfx1152", 0}, {"gfx1153", 0},
+	{"gfx12-generic", 0}, {"gfx1200", 0}, {"gfx1201", 0}, {"gfx1250", 0}, {"gfx1251", 0},
+	{"amdgcnspirv", 0}, {"graniterapids", 0}, {"bmg_g21", 0}, {"generic", 0},
+}
 
 // KnownOffloadArch reports whether name is an LLVM 22 OffloadArch name
 // (StringToOffloadArch; exact and case-sensitive, so "GFX906" and AMD
@@ -60,44 +75,49 @@ type gpu struct {
 	features        int
 }
 
-// amdgcnGPUs is LLVM 22's AMDGCNGPUs table (processor, canonical name,
-// target-ID features). Checked against clang-22's --offload-arch handling.
-var amdgcnGPUs = []gpu{
-	{"gfx600", "gfx600", 0}, {"tahiti", "gfx600", 0},
-	{"gfx601", "gfx601", 0}, {"pitcairn", "gfx601", 0}, {"verde", "gfx601", 0},
-	{"gfx602", "gfx602", 0}, {"hainan", "gfx602", 0}, {"oland", "gfx602", 0},
-	{"gfx700", "gfx700", 0}, {"kaveri", "gfx700", 0},
-	{"gfx701", "gfx701", 0}, {"hawaii", "gfx701", 0},
-	{"gfx702", "gfx702", 0},
-	{"gfx703", "gfx703", 0}, {"kabini", "gfx703", 0}, {"mullins", "gfx703", 0},
-	{"gfx704", "gfx704", 0}, {"bonaire", "gfx704", 0},
-	{"gfx705", "gfx705", 0},
-	{"gfx801", "gfx801", featXnack}, {"carrizo", "gfx801", featXnack},
-	{"gfx802", "gfx802", 0}, {"iceland", "gfx802", 0}, {"tonga", "gfx802", 0},
-	{"gfx803", "gfx803", 0}, {"fiji", "gfx803", 0}, {"polaris10", "gfx803", 0}, {"polaris11", "gfx803", 0},
-	{"gfx805", "gfx805", 0}, {"tongapro", "gfx805", 0},
-	{"gfx810", "gfx810", featXnack}, {"stoney", "gfx810", featXnack},
-	{"gfx900", "gfx900", featXnack}, {"gfx902", "gfx902", featXnack}, {"gfx904", "gfx904", featXnack},
-	{"gfx906", "gfx906", featXnack | featSramecc}, {"gfx908", "gfx908", featXnack | featSramecc},
-	{"gfx909", "gfx909", featXnack}, {"gfx90a", "gfx90a", featXnack | featSramecc},
-	{"gfx90c", "gfx90c", featXnack},
-	{"gfx942", "gfx942", featXnack | featSramecc}, {"gfx950", "gfx950", featXnack | featSramecc},
-	{"gfx1010", "gfx1010", featXnack}, {"gfx1011", "gfx1011", featXnack},
-	{"gfx1012", "gfx1012", featXnack}, {"gfx1013", "gfx1013", featXnack},
-	{"gfx1030", "gfx1030", 0}, {"gfx1031", "gfx1031", 0}, {"gfx1032", "gfx1032", 0},
-	{"gfx1033", "gfx1033", 0}, {"gfx1034", "gfx1034", 0}, {"gfx1035", "gfx1035", 0},
-	{"gfx1036", "gfx1036", 0},
-	{"gfx1100", "gfx1100", 0}, {"gfx1101", "gfx1101", 0}, {"gfx1102", "gfx1102", 0},
-	{"gfx1103", "gfx1103", 0}, {"gfx1150", "gfx1150", 0}, {"gfx1151", "gfx1151", 0},
-	{"gfx1152", "gfx1152", 0}, {"gfx1153", "gfx1153", 0},
-	{"gfx1200", "gfx1200", 0}, {"gfx1201", "gfx1201", 0},
-	{"gfx1250", "gfx1250", 0}, {"gfx1251", "gfx1251", 0},
-	{"gfx9-generic", "gfx9-generic", featXnack},
-	{"gfx10-1-generic", "gfx10-1-generic", featXnack},
-	{"gfx10-3-generic", "gfx10-3-generic", 0},
-	{"gfx11-generic", "gfx11-generic", 0},
-	{"gfx12-generic", "gfx12-generic", 0},
-	{"gfx9-4-generic", "gfx9-4-generic", featXnack | featSramecc},
+// amdgcnAliases are the alternative names of TargetParser.cpp's AMDGCNGPUs
+// table (valid in target IDs, not OffloadArch names), each with its
+// processor.
+var amdgcnAliases = []struct{ name, canonical string }{
+	{"tahiti", "gfx600"}, {"pitcairn", "gfx601"}, {"verde", "gfx601"}, {"hainan", "gfx602"},
+	{"oland", "gfx602"}, {"kaveri", "gfx700"}, {"hawaii", "gfx701"}, {"kabini", "gfx703"},
+	{"mullins", "gfx703"}, {"bonaire", "gfx704"}, {"carrizo", "gfx801"}, {"iceland", "gfx802"},
+	{"tonga", "gfx802"}, {"fiji", "gfx803"}, {"polaris10", "gfx803"}, {"polaris11", "gfx803"},
+	{"tongapro", "gfx805"}, {"stoney", "gfx810"},
+}
+
+// The tables derived from offloadArchTable and amdgcnAliases (deriveTables):
+//   - offloadArchs: its names, in order; offloadArchSet the same as a set;
+//   - amdgcnGPUs: LLVM 22's AMDGCNGPUs table (processor, canonical name,
+//     target-ID features), its gfx rows each followed by their alternative
+//     names. Checked against clang-22's --offload-arch handling.
+var (
+	offloadArchs   []string
+	offloadArchSet map[string]bool
+	amdgcnGPUs     []gpu
+)
+
+func init() { deriveTables() }
+
+// deriveTables computes the derived tables, so the hand-kept ones hold
+// each processor once.
+func deriveTables() {
+	offloadArchs = make([]string, len(offloadArchTable))
+	offloadArchSet = make(map[string]bool, len(offloadArchTable))
+	amdgcnGPUs = nil
+	for i, a := range offloadArchTable {
+		offloadArchs[i] = a.name
+		offloadArchSet[a.name] = true
+		if !strings.HasPrefix(a.name, "gfx") {
+			continue
+		}
+		amdgcnGPUs = append(amdgcnGPUs, gpu{a.name, a.name, a.features})
+		for _, al := range amdgcnAliases {
+			if al.canonical == a.name {
+				amdgcnGPUs = append(amdgcnGPUs, gpu{al.name, a.name, a.features})
+			}
+		}
+	}
 }
 
 // r600GPUs is TargetParser.cpp's R600GPUs table; none has target-ID features.

@@ -19,11 +19,6 @@ import (
 // Without -update the test fails when a checked-in file is stale.
 var starlarkDir = filepath.Join("..", "..", "rules", "private", "targets")
 
-// deviceTriples are the triples the rules compile device code for; their
-// standardized forms (the triple part of a bundle entry ID) go into the
-// table so the rules build entry IDs without parsing them.
-var deviceTriples = []string{"amdgcn-amd-amdhsa", "nvptx64-nvidia-cuda", "spirv64-amd-amdhsa"}
-
 func TestStarlarkTables(t *testing.T) {
 	for name, got := range map[string][]byte{
 		"processors.bzl":    starlarkProcessors(t),
@@ -108,7 +103,8 @@ func starlarkProcessors(t *testing.T) []byte {
 	var b bytes.Buffer
 	b.WriteString(`"""Processor tables of LLVM 22.1.8 and the names LLVM 23 added, the data behind target validation.
 
-Generated from lib/targetid (processors.go) by go generate ./lib/targetid;
+Generated from lib/targetid (processors.go, llvm23.go; the rules' view in
+starlark_targets_test.go) by go generate ./lib/targetid;
 do not edit. TestStarlarkTables there fails when this file is stale.
 """
 
@@ -154,20 +150,7 @@ R600_GPUS = {
 	for _, g := range r600GPUs {
 		fmt.Fprintf(&b, "    %q: %q,\n", g.name, g.canonical)
 	}
-	b.WriteString(`}
-
-# The device triples of the rules, standardized as in a bundle entry ID
-# (OffloadTargetInfo::str: amdhsa drops the environment, others have four
-# components).
-STANDARD_TRIPLES = {
-`)
-	for _, tr := range deviceTriples {
-		e, err := ParseEntryID("openmp-" + tr + "-")
-		if err != nil {
-			t.Fatalf("%s: %v", tr, err)
-		}
-		fmt.Fprintf(&b, "    %q: %q,\n", tr, strings.Join([]string{e.Arch, e.Vendor, e.OS, e.Env}, "-"))
-	}
 	b.WriteString("}\n")
+	starlarkTargets(t, &b)
 	return b.Bytes()
 }

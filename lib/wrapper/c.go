@@ -262,7 +262,7 @@ func (e *cEmitter) globalsReg() {
 	e.printf("  for (e = %s; e != %s; ++e) {\n", l.start, l.stop)
 	e.printf("    uint32_t flags = (uint32_t)e->flags, ext = (flags >> 3) & 1;\n")
 	if p.abi == LLVM20 {
-		e.printf("    if (e->kind != %d)\n      continue;\n", p.kind.offloadKind())
+		e.printf("    if (e->kind != %d)\n      continue;\n", uint16(p.kind))
 	}
 	e.printf("    ++n;\n")
 	e.printf("    if (e->size == 0) {\n      %s;\n      continue;\n    }\n", cCall(p.perEntry.kernel))

@@ -140,13 +140,13 @@ func buildForms(t *testing.T, dir, tag string, imgs []Image, o Options) map[stri
 		llvmtest.Run(t, dir, "gcc", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-o", tag+"-c-gcc.o", tag+".c")
 		objs["c/gcc"] = tag + "-c-gcc.o"
 	}
-	if llvmtest.Has("clang-22") {
-		llvmtest.Run(t, dir, "clang-22", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-o", tag+"-c-clang.o", tag+".c")
+	if llvmtest.Has(llvmtest.Oracle("clang")) {
+		llvmtest.Run(t, dir, llvmtest.Oracle("clang"), "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-o", tag+"-c-clang.o", tag+".c")
 		objs["c/clang-22"] = tag + "-c-clang.o"
-		llvmtest.Run(t, dir, "clang-22", "-c", "-x", "ir", "-o", tag+"-ll-clang.o", tag+".ll")
+		llvmtest.Run(t, dir, llvmtest.Oracle("clang"), "-c", "-x", "ir", "-o", tag+"-ll-clang.o", tag+".ll")
 		objs["ll/clang-22"] = tag + "-ll-clang.o"
 		write(tag+".bc", emit(t, "bc", imgs, o))
-		llvmtest.Run(t, dir, "clang-22", "-c", "-o", tag+"-bc-clang.o", tag+".bc")
+		llvmtest.Run(t, dir, llvmtest.Oracle("clang"), "-c", "-o", tag+"-bc-clang.o", tag+".bc")
 		objs["bc/clang-22"] = tag + "-bc-clang.o"
 	}
 	return objs

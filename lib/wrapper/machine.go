@@ -78,7 +78,7 @@ func entryLoop(m machine, p *plan) {
 	m.label(loop)
 	m.exitIfDone(done)
 	if l.kindOff >= 0 {
-		m.skipOtherKind(l, p.kind.offloadKind(), next)
+		m.skipOtherKind(l, int(p.kind), next)
 	}
 	m.branchIfSized(l, variable)
 	m.callWith(l, p.perEntry.kernel)

@@ -142,7 +142,7 @@ func (b *modBuilder) globalsReg(f *ir.Function, fns map[string]*ir.Function) {
 	}
 	test := loop
 	if ifKind != nil {
-		isKind := loop.ICmp("", ir.EQ, v["kind"], ir.ConstInt(ir.I16, int64(p.kind.offloadKind())))
+		isKind := loop.ICmp("", ir.EQ, v["kind"], ir.ConstInt(ir.I16, int64(p.kind)))
 		loop.CondBr(isKind, ifKind, ifEnd)
 		test = ifKind
 	}

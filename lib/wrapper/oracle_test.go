@@ -19,7 +19,7 @@ import (
 // llvm-offload-wrapper-22's: all are put through llvm-dis-22 (our text after
 // llvm-as-22) and must be identical except for the ModuleID comment.
 func TestLLMatchesLLVM(t *testing.T) {
-	llvmtest.Need(t, "llvm-offload-wrapper-22", "llvm-as-22", "llvm-dis-22")
+	llvmtest.Need(t, llvmtest.Oracle("llvm-offload-wrapper"), llvmtest.Oracle("llvm-as"), llvmtest.Oracle("llvm-dis"))
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "ob.bin"), offloadBinaryVector(), 0o644)
 	os.WriteFile(filepath.Join(dir, "raw.o"), elfFixture(t), 0o644)
@@ -47,21 +47,22 @@ func TestLLMatchesLLVM(t *testing.T) {
 		for _, triple := range []string{"x86_64-pc-linux-gnu", "aarch64-unknown-linux-gnu"} {
 			name := fmt.Sprintf("%v-%s-%s", c.kind, strings.Join(c.inputs, "+"), triple)
 			args := append([]string{"--kind=" + c.kind.String(), "--triple=" + triple, "-o", "ref.bc"}, c.inputs...)
-			llvmtest.Run(t, dir, "llvm-offload-wrapper-22", args...)
-			llvmtest.Run(t, dir, "llvm-dis-22", "ref.bc", "-o", "ref.ll")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-offload-wrapper"), args...)
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), "ref.bc", "-o", "ref.ll")
+			asLLVM22(t, dir, "ref.ll")
 			var imgs []Image
 			for _, in := range c.inputs {
 				b, _ := os.ReadFile(filepath.Join(dir, in))
 				imgs = append(imgs, memImage(b))
 			}
 			os.WriteFile(filepath.Join(dir, "my.ll"), emit(t, "ll", imgs, Options{Kind: c.kind, Triple: triple, AnyImage: true}), 0o644)
-			llvmtest.Run(t, dir, "llvm-as-22", "my.ll", "-o", "my.bc")
-			llvmtest.Run(t, dir, "llvm-dis-22", "my.bc", "-o", "my2.ll")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-as"), "my.ll", "-o", "my.bc")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), "my.bc", "-o", "my2.ll")
 			if d := diffAfterModuleID(t, filepath.Join(dir, "ref.ll"), filepath.Join(dir, "my2.ll")); d != "" {
 				t.Errorf("%s: IR differs from llvm-offload-wrapper-22's: %s", name, d)
 			}
 			os.WriteFile(filepath.Join(dir, "direct.bc"), emit(t, "bc", imgs, Options{Kind: c.kind, Triple: triple, AnyImage: true}), 0o644)
-			llvmtest.Run(t, dir, "llvm-dis-22", "direct.bc", "-o", "direct.ll")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), "direct.bc", "-o", "direct.ll")
 			if d := diffAfterModuleID(t, filepath.Join(dir, "ref.ll"), filepath.Join(dir, "direct.ll")); d != "" {
 				t.Errorf("%s: bitcode differs from llvm-offload-wrapper-22's: %s", name, d)
 			}
@@ -75,7 +76,7 @@ func TestLLMatchesLLVM(t *testing.T) {
 // reads, unnormalized, as ELF although they name Windows. clang-22 must
 // compile our bitcode to LLVM's object, byte for byte.
 func TestCOFFMatchesLLVM(t *testing.T) {
-	llvmtest.Need(t, "llvm-offload-wrapper-22", "llvm-as-22", "llvm-dis-22", "clang-22")
+	llvmtest.Need(t, llvmtest.Oracle("llvm-offload-wrapper"), llvmtest.Oracle("llvm-as"), llvmtest.Oracle("llvm-dis"), llvmtest.Oracle("clang"))
 	dir := t.TempDir()
 	inputs := map[Kind][]byte{OpenMP: offloadBinaryVector(), CUDA: fatbinFixture(), HIP: bundleVector()}
 	triples := []string{"x86_64-pc-windows-msvc", "aarch64-pc-windows-msvc", "i686-pc-windows-gnu",
@@ -84,14 +85,15 @@ func TestCOFFMatchesLLVM(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "in.bin"), inputs[kind], 0o644)
 		for _, triple := range triples {
 			name := kind.String() + "-" + triple
-			llvmtest.Run(t, dir, "llvm-offload-wrapper-22", "--kind="+kind.String(), "--triple="+triple, "-o", "ref.bc", "in.bin")
-			llvmtest.Run(t, dir, "llvm-dis-22", "ref.bc", "-o", "ref.ll")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-offload-wrapper"), "--kind="+kind.String(), "--triple="+triple, "-o", "ref.bc", "in.bin")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), "ref.bc", "-o", "ref.ll")
+			asLLVM22(t, dir, "ref.ll")
 			o := Options{Kind: kind, Triple: triple}
 			os.WriteFile(filepath.Join(dir, "my.bc"), emit(t, "bc", []Image{memImage(inputs[kind])}, o), 0o644)
 			os.WriteFile(filepath.Join(dir, "my.ll"), emit(t, "ll", []Image{memImage(inputs[kind])}, o), 0o644)
-			llvmtest.Run(t, dir, "llvm-dis-22", "my.bc", "-o", "my-bc.ll")
-			llvmtest.Run(t, dir, "llvm-as-22", "my.ll", "-o", "my-ll.bc")
-			llvmtest.Run(t, dir, "llvm-dis-22", "my-ll.bc", "-o", "my-ll.ll")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), "my.bc", "-o", "my-bc.ll")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-as"), "my.ll", "-o", "my-ll.bc")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), "my-ll.bc", "-o", "my-ll.ll")
 			for _, got := range []string{"my-bc.ll", "my-ll.ll"} {
 				if d := diffAfterModuleID(t, filepath.Join(dir, "ref.ll"), filepath.Join(dir, got)); d != "" {
 					t.Errorf("%s: %s differs from llvm-offload-wrapper-22's: %s", name, got, d)
@@ -104,7 +106,7 @@ func TestCOFFMatchesLLVM(t *testing.T) {
 			// own (ELF) default triple; without -mno-incremental-linker-
 			// compatible it stamps each COFF header with the time.
 			for _, name := range []string{"ref", "my"} {
-				llvmtest.Run(t, dir, "clang-22", "--target="+triple, "-mno-incremental-linker-compatible", "-c", name+".bc", "-o", name+".obj")
+				llvmtest.Run(t, dir, llvmtest.Oracle("clang"), "--target="+triple, "-mno-incremental-linker-compatible", "-c", name+".bc", "-o", name+".obj")
 			}
 			ref, _ := os.ReadFile(filepath.Join(dir, "ref.obj"))
 			my, _ := os.ReadFile(filepath.Join(dir, "my.obj"))
@@ -119,7 +121,7 @@ func TestCOFFMatchesLLVM(t *testing.T) {
 // cannot write: llvm-dis-22 prints our bitcode as it prints our text after
 // llvm-as-22 (the text's behaviour is checked by the runtime tests).
 func TestLegacyBCMatchesLL(t *testing.T) {
-	llvmtest.Need(t, "llvm-as-22", "llvm-dis-22")
+	llvmtest.Need(t, llvmtest.Oracle("llvm-as"), llvmtest.Oracle("llvm-dis"))
 	dir := t.TempDir()
 	ob := memImage(offloadBinaryVector())
 	withArch := memImage(offloadBinaryVector())
@@ -138,9 +140,9 @@ func TestLegacyBCMatchesLL(t *testing.T) {
 			o := Options{Kind: c.kind, Triple: triple, ABI: Legacy}
 			os.WriteFile(filepath.Join(dir, "text.ll"), emit(t, "ll", c.imgs, o), 0o644)
 			os.WriteFile(filepath.Join(dir, "direct.bc"), emit(t, "bc", c.imgs, o), 0o644)
-			llvmtest.Run(t, dir, "llvm-as-22", "text.ll", "-o", "text.bc")
-			llvmtest.Run(t, dir, "llvm-dis-22", "text.bc", "-o", "text2.ll")
-			llvmtest.Run(t, dir, "llvm-dis-22", "direct.bc", "-o", "direct.ll")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-as"), "text.ll", "-o", "text.bc")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), "text.bc", "-o", "text2.ll")
+			llvmtest.Run(t, dir, llvmtest.Oracle("llvm-dis"), "direct.bc", "-o", "direct.ll")
 			if d := diffAfterModuleID(t, filepath.Join(dir, "text2.ll"), filepath.Join(dir, "direct.ll")); d != "" {
 				t.Errorf("%s: bitcode differs from the text: %s", name, d)
 			}
@@ -256,7 +258,7 @@ func compareSummaries(t *testing.T, name string, want, got objSummary) {
 // every form against LLVM's own wrapper, and TestSectionsMatchClangOutput
 // compares the object with clang's compile of that wrapper.
 func TestAsmAssemblesToObj(t *testing.T) {
-	llvmtest.Need(t, "clang-22")
+	llvmtest.Need(t, llvmtest.Oracle("clang"))
 	dir := t.TempDir()
 	for i, tc := range matrix(t) {
 		for _, withPath := range []bool{false, true} {
@@ -275,7 +277,7 @@ func TestAsmAssemblesToObj(t *testing.T) {
 			for _, s := range ours.sections {
 				keep[strings.Fields(s)[0]] = true
 			}
-			llvmtest.Run(t, dir, "clang-22", "--target="+tc.o.Triple, "-c", base+".s", "-o", base+"-clang.o")
+			llvmtest.Run(t, dir, llvmtest.Oracle("clang"), "--target="+tc.o.Triple, "-c", base+".s", "-o", base+"-clang.o")
 			compareSummaries(t, tc.name+"/clang-22", summarize(t, base+"-clang.o", keep), ours)
 			if strings.HasPrefix(tc.o.Triple, "x86_64") && llvmtest.Has("as") {
 				llvmtest.Run(t, dir, "as", base+".s", "-o", base+"-as.o")
@@ -290,13 +292,13 @@ func TestAsmAssemblesToObj(t *testing.T) {
 // the dummy entry and accepts every relocation; llvm-objdump-22 then finds
 // the OffloadBinary in the library's allocated .llvm.offloading section.
 func TestObjectsLink(t *testing.T) {
-	llvmtest.Need(t, "ld.lld-22")
+	llvmtest.Need(t, llvmtest.Oracle("ld.lld"))
 	dir := t.TempDir()
 	for i, tc := range matrix(t) {
 		obj := filepath.Join(dir, fmt.Sprintf("m%d.o", i))
 		so := filepath.Join(dir, fmt.Sprintf("m%d.so", i))
 		os.WriteFile(obj, emit(t, "obj", tc.imgs, tc.o), 0o644)
-		llvmtest.Run(t, dir, "ld.lld-22", "-shared", "-o", so, obj)
+		llvmtest.Run(t, dir, llvmtest.Oracle("ld.lld"), "-shared", "-o", so, obj)
 		if strings.HasPrefix(tc.o.Triple, "x86_64") && llvmtest.Has("gcc") {
 			llvmtest.Run(t, dir, "gcc", "-shared", "-o", so+".gcc", obj)
 		}
@@ -319,12 +321,12 @@ func TestObjectsLink(t *testing.T) {
 	}
 	// llvm-objdump reads .llvm.offloading as back-to-back OffloadBinaries, so
 	// only images that all are OffloadBinaries can be listed.
-	if llvmtest.Has("llvm-objdump-22") {
+	if llvmtest.Has(llvmtest.Oracle("llvm-objdump")) {
 		ob := memImage(offloadBinaryVector())
 		os.WriteFile(filepath.Join(dir, "ob.o"), emit(t, "obj", []Image{ob, ob}, Options{Kind: OpenMP}), 0o644)
-		llvmtest.Run(t, dir, "ld.lld-22", "-shared", "-o", "ob.so", "ob.o")
+		llvmtest.Run(t, dir, llvmtest.Oracle("ld.lld"), "-shared", "-o", "ob.so", "ob.o")
 		for _, file := range []string{"ob.o", "ob.so"} {
-			out := llvmtest.Run(t, dir, "llvm-objdump-22", "--offloading", file)
+			out := llvmtest.Run(t, dir, llvmtest.Oracle("llvm-objdump"), "--offloading", file)
 			if strings.Count(out, "arch            gfx906") != 2 || strings.Count(out, "producer        openmp") != 2 {
 				t.Errorf("%s: llvm-objdump-22 --offloading does not list both images:\n%s", file, out)
 			}
@@ -335,7 +337,7 @@ func TestObjectsLink(t *testing.T) {
 // TestCompilesWithEveryCompiler compiles the C form with gcc and clang-22
 // (-Wall -Wextra -Werror) and the legacy IR with clang-16 and clang-22.
 func TestCompilesWithEveryCompiler(t *testing.T) {
-	llvmtest.Need(t, "clang-22")
+	llvmtest.Need(t, llvmtest.Oracle("clang"))
 	dir := t.TempDir()
 	for i, tc := range matrix(t) {
 		base := filepath.Join(dir, fmt.Sprintf("m%d", i))
@@ -345,8 +347,8 @@ func TestCompilesWithEveryCompiler(t *testing.T) {
 		if !strings.HasPrefix(tc.o.Triple, "x86_64") {
 			flags = append(flags, "-ffreestanding")
 		}
-		llvmtest.Run(t, dir, "clang-22", append(flags, base+".c", "-o", base+"-c.o")...)
-		llvmtest.Run(t, dir, "clang-22", "-c", "--target="+tc.o.Triple, "-x", "ir", base+".ll", "-o", base+"-ll.o")
+		llvmtest.Run(t, dir, llvmtest.Oracle("clang"), append(flags, base+".c", "-o", base+"-c.o")...)
+		llvmtest.Run(t, dir, llvmtest.Oracle("clang"), "-c", "--target="+tc.o.Triple, "-x", "ir", base+".ll", "-o", base+"-ll.o")
 		if strings.HasPrefix(tc.o.Triple, "x86_64") && llvmtest.Has("gcc") {
 			llvmtest.Run(t, dir, "gcc", "-c", "-O2", "-Wall", "-Wextra", "-Werror", "-std=gnu99", base+".c", "-o", base+"-gcc.o")
 		}
@@ -360,15 +362,15 @@ func TestCompilesWithEveryCompiler(t *testing.T) {
 // object and compares which named symbols live in which sections, with
 // which flags (LLVM20 ABI).
 func TestSectionsMatchClangOutput(t *testing.T) {
-	llvmtest.Need(t, "llvm-offload-wrapper-22", "clang-22")
+	llvmtest.Need(t, llvmtest.Oracle("llvm-offload-wrapper"), llvmtest.Oracle("clang"))
 	dir := t.TempDir()
 	for _, c := range []struct {
 		kind Kind
 		in   []byte
 	}{{OpenMP, offloadBinaryVector()}, {CUDA, fatbinFixture()}, {HIP, bundleVector()}} {
 		os.WriteFile(filepath.Join(dir, "in.bin"), c.in, 0o644)
-		llvmtest.Run(t, dir, "llvm-offload-wrapper-22", "--kind="+c.kind.String(), "-o", "ref.bc", "in.bin")
-		llvmtest.Run(t, dir, "clang-22", "-c", "ref.bc", "-o", "ref.o")
+		llvmtest.Run(t, dir, llvmtest.Oracle("llvm-offload-wrapper"), "--kind="+c.kind.String(), "-o", "ref.bc", "in.bin")
+		llvmtest.Run(t, dir, llvmtest.Oracle("clang"), "-c", "ref.bc", "-o", "ref.o")
 		os.WriteFile(filepath.Join(dir, "my.o"), emit(t, "obj", []Image{memImage(c.in)}, Options{Kind: c.kind}), 0o644)
 		want, got := placement(t, filepath.Join(dir, "ref.o")), placement(t, filepath.Join(dir, "my.o"))
 		if strings.Join(want, "\n") != strings.Join(got, "\n") {

@@ -126,7 +126,7 @@ func runLinked(t *testing.T, dir, exe string, objs ...string) string {
 // form of ours must make the same calls in the same order.
 func TestFatbinRuntimeMatchesLLVM(t *testing.T) {
 	needX86Linux(t)
-	llvmtest.Need(t, "gcc", "clang-22", "llvm-offload-wrapper-22")
+	llvmtest.Need(t, "gcc", llvmtest.Oracle("clang"), llvmtest.Oracle("llvm-offload-wrapper"))
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"rt.c": stubFatbinRuntime, "entries.c": entriesLLVM20, "dev.cu": deviceSource})
 	llvmtest.Run(t, dir, "gcc", "-c", "rt.c", "entries.c")
@@ -135,11 +135,11 @@ func TestFatbinRuntimeMatchesLLVM(t *testing.T) {
 		in   []byte
 	}{{CUDA, fatbinFixture()}, {HIP, bundleVector()}} {
 		k := c.kind.String()
-		llvmtest.Run(t, dir, "clang-22", "-x", k, "--offload-new-driver", "-fgpu-rdc", "-nocudainc", "-nogpuinc", "-nocudalib",
+		llvmtest.Run(t, dir, llvmtest.Oracle("clang"), "-x", k, "--offload-new-driver", "-fgpu-rdc", "-nocudainc", "-nogpuinc", "-nocudalib",
 			"-nogpulib", "--cuda-host-only", "-c", "dev.cu", "-o", "host-"+k+".o")
 		img := fileImage(t, dir, k+".img", c.in)
-		llvmtest.Run(t, dir, "llvm-offload-wrapper-22", "--kind="+k, "-o", "ref-"+k+".bc", k+".img")
-		llvmtest.Run(t, dir, "clang-22", "-c", "ref-"+k+".bc", "-o", "ref-"+k+".o")
+		llvmtest.Run(t, dir, llvmtest.Oracle("llvm-offload-wrapper"), "--kind="+k, "-o", "ref-"+k+".bc", k+".img")
+		llvmtest.Run(t, dir, llvmtest.Oracle("clang"), "-c", "ref-"+k+".bc", "-o", "ref-"+k+".o")
 		want := runLinked(t, dir, "ref-"+k, "host-"+k+".o", "entries.o", "rt.o", "ref-"+k+".o")
 		for _, line := range []string{"RegisterFunction h=1 fun=1 kern kern", "RegisterVar h=1 var=1 const_tab const_tab ext=0 size=64 constant=1",
 			"RegisterVar h=1 var=1 " + k + "_ext_const " + k + "_ext_const ext=1 size=4 constant=1"} {

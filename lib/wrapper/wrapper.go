@@ -57,51 +57,30 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rules-offload/rules_offload/lib/offloadkind"
 )
 
-// Kind is the offload runtime that registers the images.
-type Kind int
+// Kind is the offload runtime that registers the images: OpenMP, CUDA or
+// HIP. It is the module's one offload-kind type; its value is the kind
+// field of the offload entries the wrapper emits and scans.
+type Kind = offloadkind.Kind
 
+// The kinds the wrapper registers.
 const (
-	OpenMP Kind = iota + 1
-	CUDA
-	HIP
+	OpenMP = offloadkind.OpenMP
+	CUDA   = offloadkind.CUDA
+	HIP    = offloadkind.HIP
 )
 
-// ParseKind maps the --kind spellings openmp, cuda and hip to a Kind.
+// ParseKind maps the --kind spellings openmp, cuda and hip to a Kind; the
+// wrapper registers no other kind.
 func ParseKind(s string) (Kind, error) {
-	switch s {
-	case "openmp":
-		return OpenMP, nil
-	case "cuda":
-		return CUDA, nil
-	case "hip":
-		return HIP, nil
+	switch k := offloadkind.Parse(s); k {
+	case OpenMP, CUDA, HIP:
+		return k, nil
 	}
 	return 0, fmt.Errorf("%w %q (want openmp, cuda or hip)", ErrUnknownKind, s)
-}
-
-func (k Kind) String() string {
-	switch k {
-	case OpenMP:
-		return "openmp"
-	case CUDA:
-		return "cuda"
-	case HIP:
-		return "hip"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
-
-// offloadKind is the OffloadKind value stored in LLVM >= 20 entries.
-func (k Kind) offloadKind() int {
-	switch k {
-	case OpenMP:
-		return 1
-	case CUDA:
-		return 2
-	}
-	return 4
 }
 
 // EntryABI selects the layout of the host's offload entries.

@@ -49,7 +49,7 @@ def resolve_or_fail(ctx, clang, specs, kind, code_object):
     specs = expand_native(ctx.label, specs, kind, ctx.attr._native_targets[OffloadNativeTargetsInfo])
     targets, err = resolve_targets(specs, kind.name, code_object)
     if not err and code_object:
-        err = kind.bitcode_copts_error(ctx.attr.copts)
+        err = kind.bundle.bitcode_copts_error(ctx.attr.copts)
     if not err:
         err = sdk_error(clang, kind, targets, ctx.attr.copts)
     if not err:
@@ -82,7 +82,7 @@ def compile_plan(ctx, clang, kind, file_type, target):
         fail("%s: %s" % (ctx.label, err))
     if plan:
         return plan
-    if kind.gpu_objects_are_bitcode and file_type == "o" and target.processor:
+    if kind.compile.gpu_objects_are_bitcode and file_type == "o" and target.processor:
         # The OpenMP device compile of a GPU target is LTO bitcode.
         return struct(flags = flags, image_kind = "bitcode", ext = ".bc")
     return struct(flags = flags, image_kind = image_kind, ext = ext)
@@ -151,7 +151,7 @@ def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwa
         if link == "always" or (link == "auto" and len(srcs) > 1):
             if file_type != "o":
                 fail("%s: device linking makes loadable images; it needs type \"o\", not %r" % (ctx.label, file_type))
-            rdc, ext = kind.link_compile or t.family.link_compile(t)
+            rdc, ext = kind.bundle.link_compile or t.family.link_compile(t)
             objs = []
             for src, stem in zip(srcs, stems):
                 obj = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, ext))
@@ -165,6 +165,36 @@ def compile_images(ctx, clang, kind, file_type, targets, srcs, link, compile_kwa
             out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, plan.ext))
             emit_device_compile(ctx, clang, src, t, out, kind, plan.flags, all_targets = targets, **compile_kwargs)
             images.append(_image(out, t, plan.image_kind, kind, "compile"))
+    return images
+
+def linked_images(ctx, clang, kind, link, targets, srcs, compile_kwargs):
+    """Per (target, source) a device compile and its own device link, as clang's new driver builds whole-program code.
+
+    The compile makes LTO bitcode; the link (the relocatable device link's
+    flags, with the compilation mode's) makes the code object, as
+    clang-linker-wrapper links each target of one translation unit.
+
+    Args:
+      ctx: the rule context.
+      clang: OffloadClangInfo.
+      kind: the offload kind's struct.
+      link: struct from kind.whole_program_link.
+      targets: resolved targets.
+      srcs: list of File.
+      compile_kwargs: dict of extra emit_device_compile arguments.
+
+    Returns:
+      list of OffloadImageInfo, by target then source.
+    """
+    images = []
+    prefix = "_offload/%s/" % ctx.label.name
+    for t in targets:
+        for src, stem in zip(srcs, source_stems(srcs)):
+            obj = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, link.ext))
+            emit_device_compile(ctx, clang, src, t, obj, kind, link.compile_flags, all_targets = targets, **compile_kwargs)
+            out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, stem, t.family.linked_ext(t)))
+            emit_device_link(ctx, clang, t, depset([obj]), out, rdc = True, mode_flags = mode_copts(ctx))
+            images.append(_image(out, t, "object", kind, "link"))
     return images
 
 def device_compile_commands(ctx, clang, kind, file_type, targets, srcs, compile_kwargs):

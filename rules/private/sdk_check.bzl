@@ -60,7 +60,7 @@ def sdk_error(clang, kind, targets, copts):
         return err
     flags = clang.copts + clang.kind_copts.get(kind.name, []) + copts
     for t in targets:
-        err = kind.sdk_error(clang, t, flags)
+        err = kind.compile.sdk_error(clang, t, flags)
         if err:
             return err
     return ""

@@ -53,6 +53,27 @@ def _predefines_wavefront_size(llvm, version):
     major = version.split(".")[0]
     return major.isdigit() and int(major) < 22
 
+# The first LLVM whose HIP wrapper no longer declares the device library
+# functions the HIP headers call (__ocml_floor_f64, the _f16 ones, ...).
+_HIP_WRAPPER_DECLS_FROM_MAJOR = 23
+
+def _clang_major(llvm, version):
+    if llvm:
+        return llvm.major
+    major = version.split(".")[0]
+    return int(major) if major.isdigit() else 0
+
+def _hip_wrapper_decls(ctx, llvm, version):
+    """hip_wrapper_decls.h as copts and files, for clangs whose HIP wrapper lacks the declarations.
+
+    A clang of unknown version (clang or path without version) gets
+    nothing: the toolchain's version attribute says which it is.
+    """
+    if _clang_major(llvm, version) < _HIP_WRAPPER_DECLS_FROM_MAJOR:
+        return [], []
+    header = ctx.file._hip_wrapper_decls
+    return ["-include", header.path], [header]
+
 def _offload_clang_toolchain_impl(ctx):
     given = [n for n in ("clang", "path", "llvm") if getattr(ctx.attr, n)]
     if len(given) != 1:
@@ -103,6 +124,12 @@ def _offload_clang_toolchain_impl(ctx):
             if add.ptxas:
                 ptxas = add.ptxas
     rocm = sdks.get("rocm")
+    if rocm and rocm.found:
+        decls, decl_files = _hip_wrapper_decls(ctx, llvm, version)
+        if decls:
+            kind = [sdk for sdk in _TOOLCHAIN_SDKS if sdk.name == "rocm"][0].toolchain.kind
+            kind_copts[kind] = kind_copts.get(kind, []) + decls
+            kind_files[kind] = depset(decl_files, transitive = [kind_files[kind]] if kind in kind_files else [])
     info = OffloadClangInfo(
         executable = executable,
         path = ctx.attr.path,
@@ -175,6 +202,10 @@ keep it the same on every machine that shares a cache).""",
         ),
         "link_flags": attr.string_list(
             doc = "Extra flags for device links (several HIP sources linked per target).",
+        ),
+        "_hip_wrapper_decls": attr.label(
+            default = Label("//rules/private:hip_wrapper_decls.h"),
+            allow_single_file = True,
         ),
         "ptxas": attr.string(
             doc = "Absolute path of ptxas. Without it, CUDA cubin targets (sm_XX in offload_package " +

@@ -1,10 +1,12 @@
-"""offload_tool_repository: the offload binary and its toolchain, for WORKSPACE mode.
+"""offload_tool_repository: the offload binary and its toolchain.
 
-Under bzlmod rules_go builds //tool/offload from source. A WORKSPACE has no
-rules_go by default (and Bazel 4.2 cannot run a current one), so this
-repository either wraps a given binary or builds the tool with the machine's
-Go from this repository's sources (go build -trimpath: the same bytes on
-every machine with the same Go).
+Both entry points declare it: WORKSPACE's rules_offload_toolchains() and the
+offload module extension. It either wraps a given binary or builds the tool
+with the machine's Go from this repository's sources (go build -trimpath:
+the same bytes on every machine with the same Go). Bazel 4.2 cannot run a
+current rules_go, and under bzlmod rules_go's toolchains would make every
+user's build fetch a Go SDK; rules_go builds //tool/offload only for
+developing this repository.
 """
 
 load(":common.bzl", "rules_offload_defs", "write_repository")
@@ -58,7 +60,7 @@ toolchain(
 
 offload_tool_repository = repository_rule(
     implementation = _offload_tool_repository_impl,
-    doc = """The offload tool's toolchain (@<name>//:toolchain) for WORKSPACE mode.
+    doc = """The offload tool's toolchain (@<name>//:toolchain).
 
 Builds //tool/offload with the machine's Go (modules from GOPROXY or the
 module cache), or wraps binary, a label of a prebuilt offload executable.""",

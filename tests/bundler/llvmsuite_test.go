@@ -25,11 +25,12 @@ import (
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
+var obj2yamlName = llvmtest.Oracle("obj2yaml")
+
 const (
-	obj2yamlName = "obj2yaml-22"
-	ompPPC       = "openmp-powerpc64le-ibm-linux-gnu"
-	ompX86       = "openmp-x86_64-pc-linux-gnu"
-	suiteSource  = "int tally = 0;\nvoid add_two(void) { tally += 2; }\nint get_tally(void) { return tally; }\n"
+	ompPPC      = "openmp-powerpc64le-ibm-linux-gnu"
+	ompX86      = "openmp-x86_64-pc-linux-gnu"
+	suiteSource = "int tally = 0;\nvoid add_two(void) { tally += 2; }\nint get_tally(void) { return tally; }\n"
 )
 
 // suiteInput is one file of each type the bundler takes, compiled from one
@@ -733,6 +734,16 @@ func TestSuiteDecompressErrors(t *testing.T) {
 			lr := run(t, dir, nil, l, args...)
 			os.Remove(filepath.Join(dir, "out"))
 			or := run(t, dir, nil, ours(), args...)
+			if name == "version9.bc" && llvmtest.OracleMajor() >= 23 {
+				// LLVM 23 no longer refuses an unknown version: it reads
+				// version 9 as 3 and fails in zstd; ours keeps 22.1.8's
+				// refusal.
+				if lr.Code != 1 || !strings.Contains(errText(lr.Stderr), "Could not decompress embedded file contents: Src size is incorrect") ||
+					!strings.Contains(errText(or.Stderr), "Compressed bundle header size too small: unknown version 9") {
+					t.Errorf("%q: LLVM %d: %v\nours %v", args, llvmtest.OracleMajor(), lr, or)
+				}
+				continue
+			}
 			sameError(t, fmt.Sprint(args), lr, or)
 			var in string
 			for _, a := range args {
@@ -775,7 +786,7 @@ func TestSuiteHIPPartialLink(t *testing.T) {
 	t.Parallel()
 	llvm(t)
 	cc := llvmtest.Tool(t, clangName)
-	llvmtest.Need(t, "ld.lld-22", "llvm-mc-22") // clang runs them from its own directory
+	llvmtest.Need(t, llvmtest.Oracle("ld.lld"), llvmtest.Oracle("llvm-mc")) // clang runs them from its own directory
 	dir := t.TempDir()
 	src := llvmtest.WriteFile(t, dir, "rdc.hip", []byte(`#define __device__ __attribute__((device))
 #define __global__ __attribute__((global))

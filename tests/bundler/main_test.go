@@ -18,14 +18,15 @@ var (
 	linkBin    string // binDir/clang-offload-bundler -> offload
 )
 
-// The LLVM 22 tools the cross-checks use as the oracle.
-const (
-	llvmBundlerName = "clang-offload-bundler-22"
-	clangName       = "clang-22"
-	clangxxName     = "clang++-22"
-	objdumpName     = "llvm-objdump-22"
-	readelfName     = "llvm-readelf-22"
-	llvmArName      = "llvm-ar-22"
+// The tools of the oracle LLVM (22 unless OFFLOAD_LLVM_ORACLE says) that
+// the cross-checks run.
+var (
+	llvmBundlerName = llvmtest.Oracle("clang-offload-bundler")
+	clangName       = llvmtest.Oracle("clang")
+	clangxxName     = llvmtest.Oracle("clang++")
+	objdumpName     = llvmtest.Oracle("llvm-objdump")
+	readelfName     = llvmtest.Oracle("llvm-readelf")
+	llvmArName      = llvmtest.Oracle("llvm-ar")
 )
 
 // TestMain builds the offload binary once; every test runs that binary.
@@ -63,7 +64,11 @@ func llvm(t testing.TB) tool {
 func run(t testing.TB, dir string, env []string, tl tool, args ...string) llvmtest.Result {
 	t.Helper()
 	argv := append(append([]string(nil), tl.argv[1:]...), args...)
-	return llvmtest.RunResult(t, dir, append(llvmtest.BundlerEnv(), env...), tl.argv[0], argv...)
+	r := llvmtest.RunResult(t, dir, append(llvmtest.BundlerEnv(), env...), tl.argv[0], argv...)
+	if tl.name == "llvm" {
+		r.Stderr = llvm23Said(r.Stderr) // LLVM 23's words as 22.1.8's (llvm23_test.go)
+	}
+	return r
 }
 
 // errText is the message after "error: " in a tool's stderr, up to the end

@@ -400,7 +400,7 @@ func TestObjectPrintCommands(t *testing.T) {
 func TestHostObjectRoundTrip(t *testing.T) {
 	t.Parallel()
 	l := llvm(t)
-	llvmtest.Need(t, "obj2yaml-22", "gcc")
+	llvmtest.Need(t, llvmtest.Oracle("obj2yaml"), "gcc")
 	dir := t.TempDir()
 	dev := llvmtest.WriteFile(t, dir, "dev", []byte("device code"))
 	targets := "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906"
@@ -423,7 +423,7 @@ func TestHostObjectRoundTrip(t *testing.T) {
 			for j, unbundler := range []tool{l, ours()} {
 				out := filepath.Join(dir, fmt.Sprintf("host%d.o", j))
 				mustRunTool(t, dir, unbundler, "-type=o", "-unbundle", "-targets=host-x86_64-unknown-linux-gnu", "-input="+fat, "-output="+out)
-				yaml = append(yaml, llvmtest.Run(t, dir, "obj2yaml-22", out))
+				yaml = append(yaml, llvmtest.Run(t, dir, llvmtest.Oracle("obj2yaml"), out))
 				outs = append(outs, llvmtest.ReadFile(t, out))
 			}
 			if yaml[0] != yaml[1] {

@@ -36,8 +36,8 @@ type host struct {
 var hosts = []host{
 	{name: "gcc-x86_64", compiler: "gcc", source: hostSource, runs: true},
 	{name: "gcc-i386", compiler: "gcc", args: []string{"-m32"}, source: bareSource, clang: []string{"-m32"}},
-	{name: "clang-x86_64", compiler: "clang-22", source: hostSource, runs: true},
-	{name: "clang-aarch64", compiler: "clang-22", args: []string{"--target=aarch64-linux-gnu"}, source: bareSource,
+	{name: "clang-x86_64", compiler: llvmtest.Oracle("clang"), source: hostSource, runs: true},
+	{name: "clang-aarch64", compiler: llvmtest.Oracle("clang"), args: []string{"--target=aarch64-linux-gnu"}, source: bareSource,
 		clang: []string{"--target=aarch64-linux-gnu"}},
 }
 
@@ -45,7 +45,7 @@ var hosts = []host{
 // llvm-offload-binary-22; it returns the package and the --image options.
 func randomPackage(t *testing.T, r *rand.Rand, dir, name string) (string, []string) {
 	t.Helper()
-	llvm := llvmtest.Tool(t, "llvm-offload-binary-22")
+	llvm := llvmtest.Tool(t, llvmtest.Oracle("llvm-offload-binary"))
 	targets := []string{"triple=amdgcn-amd-amdhsa,arch=gfx906", "triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+",
 		"triple=nvptx64-nvidia-cuda,arch=sm_90", "triple=x86_64-unknown-linux-gnu,arch=", "triple=spirv64-intel,arch=pvc"}
 	var images []string
@@ -69,8 +69,9 @@ func randomPackage(t *testing.T, r *rand.Rand, dir, name string) (string, []stri
 // package; llvm-objdump-22 lists the same images in both; the rest of the
 // object is untouched; and gcc's object still links and runs.
 func TestEmbedMatchesClang(t *testing.T) {
-	clang := llvmtest.Tool(t, "clang-22")
-	objdump := llvmtest.Tool(t, "llvm-objdump-22")
+	llvmtest.Difference(t, 23, "llvm-offload-binary 23 writes OffloadBinary version 2 (all images in one binary) by default, 22.1.8 version 1; the drop-in writes 22.1.8's, offload packager --format-version=2 LLVM 23's bytes", "TestLLVM23OffloadBinaryVersion2")
+	clang := llvmtest.Tool(t, llvmtest.Oracle("clang"))
+	objdump := llvmtest.Tool(t, llvmtest.Oracle("llvm-objdump"))
 	r := rand.New(rand.NewPCG(0xe3bed, 0))
 	for _, h := range hosts {
 		t.Run(h.name, func(t *testing.T) {
@@ -162,8 +163,8 @@ func mustRunOriginal(t *testing.T, dir, cc string) string {
 // clang (aarch64) object and plans their device link. Running that link
 // needs GPU device libraries, so --dry-run only prints the commands.
 func TestEmbedLinkerWrapper22(t *testing.T) {
-	wrapper := llvmtest.Tool(t, "clang-linker-wrapper-22")
-	llvm := llvmtest.Tool(t, "llvm-offload-binary-22")
+	wrapper := llvmtest.Tool(t, llvmtest.Oracle("clang-linker-wrapper"))
+	llvm := llvmtest.Tool(t, llvmtest.Oracle("llvm-offload-binary"))
 	for _, h := range []host{hosts[0], hosts[3]} {
 		t.Run(h.name, func(t *testing.T) {
 			cc := llvmtest.Tool(t, h.compiler)

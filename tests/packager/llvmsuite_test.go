@@ -39,7 +39,7 @@ type sides struct {
 
 func newSides(t *testing.T) *sides {
 	t.Helper()
-	s := &sides{t: t, root: t.TempDir(), llvmTool: llvmtest.Tool(t, "llvm-offload-binary-22"), ourTool: offloadBin}
+	s := &sides{t: t, root: t.TempDir(), llvmTool: llvmtest.Tool(t, llvmtest.Oracle("llvm-offload-binary")), ourTool: offloadBin}
 	s.llvm, s.ours = filepath.Join(s.root, "llvm"), filepath.Join(s.root, "ours")
 	for _, d := range []string{"in", "llvm", "ours", "tmp"} {
 		if err := os.Mkdir(filepath.Join(s.root, d), 0o755); err != nil {
@@ -140,6 +140,7 @@ var deviceText = []byte("; not really IR, but the packager never looks inside\nd
 // extracts everything and says so); two packages back to back (the CONCAT
 // part of compress.test, without compression).
 func TestLLVMSuitePackageAndExtract(t *testing.T) {
+	llvmtest.Difference(t, 23, "llvm-offload-binary 23 writes OffloadBinary version 2 (all images in one binary) by default, 22.1.8 version 1; the drop-in writes 22.1.8's, offload packager --format-version=2 LLVM 23's bytes", "TestLLVM23OffloadBinaryVersion2")
 	s := newSides(t)
 	src := s.in("dev.ll", deviceText)
 	image := "--image=file=" + src + ",arch=abc,triple=x-y-z"
@@ -191,6 +192,7 @@ func TestLLVMSuitePackageAndExtract(t *testing.T) {
 // inner images, and an inner package comes back whole through its outer
 // metadata.
 func TestLLVMSuiteNestedPackages(t *testing.T) {
+	llvmtest.Difference(t, 23, "llvm-offload-binary 23 writes OffloadBinary version 2 (all images in one binary) by default, 22.1.8 version 1; the drop-in writes 22.1.8's, offload packager --format-version=2 LLVM 23's bytes", "TestLLVM23OffloadBinaryVersion2")
 	s := newSides(t)
 	src := s.in("dev.ll", deviceText)
 	img := func(file, arch string) string { return "--image=file=" + file + ",arch=" + arch + ",triple=x-y-z" }
@@ -232,6 +234,7 @@ func le64(b []byte, off int, v uint64) []byte {
 // is too. The other inputs spell out the rest of LLVM 22's checks, in its
 // order, each refused by both tools with the same message and no output.
 func TestLLVMSuiteMalformedInputs(t *testing.T) {
+	llvmtest.Difference(t, 23, "llvm-offload-binary 23 refuses a package that 22.1.8 and ours read (wrap.bin: Invalid data was encountered while parsing the file)", "the LLVM 23 run of this test; docs/compatibility.md")
 	s := newSides(t)
 	const magic = "\x10\xff\x10\xad"
 	bad := s.in("bad.input", []byte(magic+"\n"))
@@ -291,6 +294,7 @@ func TestLLVMSuiteMalformedInputs(t *testing.T) {
 // string entries than the binary holds, on which it may crash. Ours
 // refuses both as an unexpected end of file and writes nothing.
 func TestLLVMSuiteReadsPastBinary(t *testing.T) {
+	llvmtest.Difference(t, 23, "llvm-offload-binary 23 writes OffloadBinary version 2 (all images in one binary) by default, 22.1.8 version 1; the drop-in writes 22.1.8's, offload packager --format-version=2 LLVM 23's bytes", "TestLLVM23OffloadBinaryVersion2")
 	s := newSides(t)
 	src := s.in("dev.ll", deviceText)
 	s.both("-o", "good.bin", "--image=file="+src+",triple=x-y-z,arch=abc")
@@ -325,8 +329,9 @@ func TestLLVMSuiteReadsPastBinary(t *testing.T) {
 // --archive from an archive of that object. The bitcode check is a
 // difference kept: see TestLLVMSuiteBitcodeInput.
 func TestLLVMSuiteDriverPackages(t *testing.T) {
-	clang := llvmtest.Tool(t, "clang-22")
-	ar := llvmtest.Tool(t, "llvm-ar-22")
+	llvmtest.Difference(t, 23, "llvm-offload-binary 23 extracts images for --image=kind=... filters that 22.1.8 (and ours) match to none, in packages clang and objects hold; not characterized further", "the LLVM 23 run of this test; docs/compatibility.md")
+	clang := llvmtest.Tool(t, llvmtest.Oracle("clang"))
+	ar := llvmtest.Tool(t, llvmtest.Oracle("llvm-ar"))
 	s := newSides(t)
 	s.in("k.c", []byte("int device_value = 42;\nint host(void) { return device_value; }\n"))
 	in := filepath.Join(s.root, "in")
@@ -373,7 +378,7 @@ func TestLLVMSuiteDriverPackages(t *testing.T) {
 // llvm.embedded.objects metadata; we read no IR and refuse bitcode rather
 // than find nothing (docs/compatibility.md).
 func TestLLVMSuiteBitcodeInput(t *testing.T) {
-	clang := llvmtest.Tool(t, "clang-22")
+	clang := llvmtest.Tool(t, llvmtest.Oracle("clang"))
 	s := newSides(t)
 	src := s.in("dev.ll", deviceText)
 	s.both("-o", "../in/p.bin", "--image=file="+src+",triple=amdgcn-amd-amdhsa,arch=gfx908,kind=openmp")
@@ -440,7 +445,7 @@ Sections:
 func yaml2obj(t *testing.T, dir, name, yaml string) string {
 	t.Helper()
 	llvmtest.WriteFile(t, dir, name+".yaml", []byte(yaml))
-	llvmtest.Run(t, dir, llvmtest.Tool(t, "yaml2obj-22"), name+".yaml", "-o", name)
+	llvmtest.Run(t, dir, llvmtest.Tool(t, llvmtest.Oracle("yaml2obj")), name+".yaml", "-o", name)
 	return "../in/" + name
 }
 
@@ -453,7 +458,8 @@ func yaml2obj(t *testing.T, dir, name, yaml string) string {
 // shared object as an image (opaque bytes) and as an input (no section:
 // nothing).
 func TestLLVMSuiteObjdumpInputs(t *testing.T) {
-	clang := llvmtest.Tool(t, "clang-22")
+	llvmtest.Difference(t, 23, "llvm-offload-binary 23 extracts images for --image=kind=... filters that 22.1.8 (and ours) match to none, in packages clang and objects hold; not characterized further", "the LLVM 23 run of this test; docs/compatibility.md")
+	clang := llvmtest.Tool(t, llvmtest.Oracle("clang"))
 	s := newSides(t)
 	in := filepath.Join(s.root, "in")
 	bin := yaml2obj(t, in, "offload.bin", offloadYAML)
@@ -502,7 +508,8 @@ func TestLLVMSuiteObjdumpInputs(t *testing.T) {
 // one more metadata key, which no image has, so nothing is written.
 // Without it both images match one file: a warning, and the last wins.
 func TestLLVMSuiteArchiveMembers(t *testing.T) {
-	llvmAr := llvmtest.Tool(t, "llvm-ar-22")
+	llvmtest.Difference(t, 23, "llvm-offload-binary 23 extracts images for --image=kind=... filters that 22.1.8 (and ours) match to none, in packages clang and objects hold; not characterized further", "the LLVM 23 run of this test; docs/compatibility.md")
+	llvmAr := llvmtest.Tool(t, llvmtest.Oracle("llvm-ar"))
 	s := newSides(t)
 	a, b := s.in("contentA", []byte("aaaa\n")), s.in("contentB", []byte("bbbb\n"))
 	meta := "triple=x-y-z,arch=gfx90a,kind=openmp"
@@ -588,7 +595,8 @@ func bigObj(section []byte) []byte {
 // for other machines and names, a bigobj, and damaged objects, which both
 // tools refuse with the same words.
 func TestLLVMSuiteCOFF(t *testing.T) {
-	clang := llvmtest.Tool(t, "clang-22")
+	llvmtest.Difference(t, 23, "llvm-offload-binary 23 extracts images for --image=kind=... filters that 22.1.8 (and ours) match to none, in packages clang and objects hold; not characterized further", "the LLVM 23 run of this test; docs/compatibility.md")
+	clang := llvmtest.Tool(t, llvmtest.Oracle("clang"))
 	s := newSides(t)
 	in := filepath.Join(s.root, "in")
 	yaml2obj(t, in, "offload.bin", offloadYAML)

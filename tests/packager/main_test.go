@@ -20,8 +20,8 @@ var (
 var packagerNames = []string{"llvm-offload-binary", "clang-offload-packager"}
 
 // Tools the cross-checks use; a missing one skips the tests that need it.
-var oracleTools = []string{"clang-22", "clang++-22", "clang-16", "llvm-offload-binary-22",
-	"clang-offload-packager-16", "llvm-objdump-22", "llvm-objcopy-22", "gcc"}
+var oracleTools = []string{llvmtest.Oracle("clang"), llvmtest.Oracle("clang++"), "clang-16", llvmtest.Oracle("llvm-offload-binary"),
+	"clang-offload-packager-16", llvmtest.Oracle("llvm-objdump"), llvmtest.Oracle("llvm-objcopy"), "gcc"}
 
 // TestMain builds the offload binary once and links it under the names of
 // LLVM's packager; every test runs that binary.
@@ -91,7 +91,7 @@ func elfSection(t testing.TB, path, name string) (section, bool) {
 // without the first line, which names the file.
 func objdumpImages(t testing.TB, dir, path string) string {
 	t.Helper()
-	r := mustRun(t, dir, nil, llvmtest.Tool(t, "llvm-objdump-22"), "--offloading", path)
+	r := mustRun(t, dir, nil, llvmtest.Tool(t, llvmtest.Oracle("llvm-objdump")), "--offloading", path)
 	out := r.Stdout
 	if i := strings.Index(out, "OFFLOADING IMAGE"); i >= 0 {
 		return out[i:]

@@ -32,8 +32,8 @@ func archListFlags(t *testing.T, specs []string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kind := g["CUDA"]
-	fn, _ := kind.(starlark.HasAttrs).Attr("target_list_flags")
+	phase, _ := g["CUDA"].(starlark.HasAttrs).Attr("compile")
+	fn, _ := phase.(starlark.HasAttrs).Attr("target_list_flags")
 	flags := call(t, fn.(starlark.Callable), resolved).(*starlark.List)
 	for i := 0; i < flags.Len(); i++ {
 		if s, _ := starlark.AsString(flags.Index(i)); strings.HasPrefix(s, "-D__CUDA_ARCH_LIST__=") {

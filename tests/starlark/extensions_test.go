@@ -121,10 +121,11 @@ func tag(name string, kv ...string) starlark.Value {
 	return starlarkstruct.FromStringDict(starlarkstruct.Default, d)
 }
 
-// module is a module's tags: {"llvm": [...], "rocm": [...], "cuda": [...]}.
+// module is a module's tags: {"llvm": [...], "rocm": [...], "cuda": [...],
+// "tool": [...]}.
 func module(tags map[string][]starlark.Value) starlark.Value {
 	d := starlark.StringDict{}
-	for _, sdk := range []string{"llvm", "rocm", "cuda"} {
+	for _, sdk := range []string{"llvm", "rocm", "cuda", "tool"} {
 		d[sdk] = starlark.NewList(tags[sdk])
 	}
 	for sdk, l := range tags {
@@ -167,15 +168,43 @@ func runExtensionIn(t *testing.T, root string, modules ...starlark.Value) []stri
 func TestExtensionDefaults(t *testing.T) {
 	got := runExtension(t, module(nil))
 	// No tags: each repository rule's own defaults (version "22" for LLVM),
-	// and the machine's GPUs for targets "native".
+	// ROCm's read by the tool @offload_tool builds, and the machine's GPUs
+	// for targets "native".
 	want := []string{
 		"offload_cuda name=offload_cuda",
 		"offload_llvm name=offload_llvm",
 		"offload_native name=offload_native",
-		"offload_rocm name=offload_rocm",
+		"offload_rocm name=offload_rocm offload=@offload_tool//:bin/offload",
+		"offload_tool name=offload_tool",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("repositories:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// toolTag is one offload.tool(...) tag.
+func toolTag(binary, goCmd string) starlark.Value {
+	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
+		"binary": starlark.String(binary), "go": starlark.String(goCmd),
+	})
+}
+
+// The offload tool is one repository, @offload_tool: built with Go unless
+// the root module's tool tag (else another module's) says otherwise.
+func TestExtensionToolTag(t *testing.T) {
+	dep := module(map[string][]starlark.Value{"tool": {toolTag("", "/opt/go/bin/go")}})
+	root := module(map[string][]starlark.Value{"tool": {toolTag("@//tools:offload", "")}})
+	got := runExtension(t, root, dep)
+	if want := "offload_tool binary=@//tools:offload name=offload_tool"; got[len(got)-1] != want {
+		t.Errorf("with the root's tool tag: %s, want %s", got[len(got)-1], want)
+	}
+	// ROCm's libraries are read by that binary, as in WORKSPACE mode.
+	if want := "offload_rocm name=offload_rocm offload=@//tools:offload"; got[len(got)-2] != want {
+		t.Errorf("with the root's tool tag: %s, want %s", got[len(got)-2], want)
+	}
+	got = runExtension(t, module(nil), dep)
+	if want := "offload_tool go=/opt/go/bin/go name=offload_tool"; got[len(got)-1] != want {
+		t.Errorf("with a dependency's tool tag: %s, want %s", got[len(got)-1], want)
 	}
 }
 
@@ -194,7 +223,8 @@ func TestExtensionRootTagsWin(t *testing.T) {
 		"offload_llvm name=offload_llvm path=/opt/llvm-22 version=22",
 		"offload_llvm name=offload_llvm16 version=16",
 		"offload_native name=offload_native",
-		"offload_rocm name=offload_rocm sha256=ab12 strip_prefix=rocm-6.2",
+		"offload_rocm name=offload_rocm offload=@offload_tool//:bin/offload sha256=ab12 strip_prefix=rocm-6.2",
+		"offload_tool name=offload_tool",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("repositories:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -16,7 +16,9 @@ import (
 // Decisions about the offload kind live in rules/private/kinds/*.bzl and
 // those about the device family in rules/private/kinds/families.bzl; the
 // rest of rules/ asks them (issue 28). This is the issue's measure.
-var kindBranch = regexp.MustCompile(`kind *(==|!=) *"(hip|cuda|openmp)"|triple\.startswith\("(amdgcn|nvptx|spirv)`)
+// A hand-written list of kinds (an attribute's values or default) is a
+// branch too: a new kind would have to be added to it by hand.
+var kindBranch = regexp.MustCompile(`kind *(==|!=) *"(hip|cuda|openmp)"|triple\.startswith\("(amdgcn|nvptx|spirv)|(values|default) = \[?"(hip|cuda|openmp)"`)
 
 func TestNoKindBranchesOutsideKinds(t *testing.T) {
 	rules := filepath.Join(repoRoot, "rules")
@@ -60,6 +62,22 @@ func structFields(t *testing.T, v starlark.Value) []string {
 	return names
 }
 
+// kindFields names a kind's fields and its phases' (compile.cuid ...), sorted.
+func kindFields(t *testing.T, v starlark.Value) string {
+	t.Helper()
+	var names []string
+	for _, f := range structFields(t, v) {
+		names = append(names, f)
+		sub, _ := v.(*starlarkstruct.Struct).Attr(f)
+		if phase, ok := sub.(*starlarkstruct.Struct); ok {
+			for _, g := range structFields(t, phase) {
+				names = append(names, f+"."+g)
+			}
+		}
+	}
+	return strings.Join(names, " ")
+}
+
 // Every kind answers every question the rules ask (registry.bzl lists
 // them), and every family every question of families.bzl.
 func TestKindsAndFamiliesAnswerAlike(t *testing.T) {
@@ -71,7 +89,7 @@ func TestKindsAndFamiliesAnswerAlike(t *testing.T) {
 	want := ""
 	for _, k := range kinds.Keys() {
 		v, _, _ := kinds.Get(k)
-		got := strings.Join(structFields(t, v), " ")
+		got := kindFields(t, v)
 		if want == "" {
 			want = got
 		} else if got != want {
@@ -96,7 +114,11 @@ func TestKindsAndFamiliesAnswerAlike(t *testing.T) {
 
 // A throwaway fourth kind: a kind file and the registry's lines, in a copy
 // of rules/, and the target model takes it: its targets resolve, the
-// families' error messages list it, the attribute values include it.
+// families' error messages list it, the attribute values include it, and
+// it answers every phase's questions as the other kinds do. What it
+// touches, all of it: rules/private/kinds/sycl.bzl (new),
+// rules/private/kinds/registry.bzl (a load and the _ALL line), and its
+// SDK: rules/sdk/oneapi.bzl (new) and a line in rules/sdk/registry.bzl.
 func TestFourthKindIsOneFileAndARegistryLine(t *testing.T) {
 	root := t.TempDir()
 	src := filepath.Join(repoRoot, "rules")
@@ -118,17 +140,29 @@ func TestFourthKindIsOneFileAndARegistryLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := filepath.Join(root, "rules", "private", "kinds")
-	// The kind file: HIP's choices under another name, for SPIR-V only,
-	// with no bundler entry kind of its own.
-	sycl := `load(":hip.bzl", "HIP")
-SYCL = struct(**(dict(
-    [(f, getattr(HIP, f)) for f in dir(HIP)],
+	// The kind file: a table of phases from contract.bzl's constructors,
+	// for SPIR-V only, with no bundler entry kind of its own; what it does
+	// not spell takes the constructors' defaults.
+	sycl := `load(":contract.bzl", "bundle_phase", "compile_phase", "host_phase", "link_phase", "offload_kind", "runtime_phase")
+
+def _host_flags(_targets, _cuid):
+    return ["-fsycl", "--offload-host-only", "-c"]
+
+def _rdc_plan(_clang, _target):
+    return struct(flags = ["-c"], ext = ".o", image_kind = "object", files = []), ""
+
+def _runtime(_clang, _runtime):
+    return None, "no SYCL runtime in this test"
+
+SYCL = offload_kind(
     name = "sycl",
     families = ["spirv"],
-    bundle_kind = "",
-    code_object_bundle_kind = "",
-    language_flags = ["-fsycl"],
-)))
+    compile = compile_phase(language_flags = ["-fsycl"]),
+    bundle = bundle_phase(),
+    host = host_phase(flags = _host_flags),
+    link = link_phase(rdc_plan = _rdc_plan, container = "package", image_kind = "object"),
+    runtime = runtime_phase(libraries = _runtime, recorded = []),
+)
 `
 	if err := os.WriteFile(filepath.Join(kinds, "sycl.bzl"), []byte(sycl), 0o644); err != nil {
 		t.Fatal(err)
@@ -174,8 +208,19 @@ load(":sycl.bzl", "SYCL")`, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
+	kindsDict := reg["KINDS"].(*starlark.Dict)
+	hip, _, _ := kindsDict.Get(starlark.String("hip"))
+	sycl4, _, _ := kindsDict.Get(starlark.String("sycl"))
+	if got, want := kindFields(t, sycl4), kindFields(t, hip); got != want {
+		t.Errorf("the fourth kind has fields %s; hip has %s", got, want)
+	}
 	if got := reg["KIND_NAMES"].String(); got != `["hip", "cuda", "openmp", "sycl"]` {
 		t.Errorf("KIND_NAMES = %s", got)
+	}
+	// offload_device_archive's kinds: those with a bundler entry kind,
+	// which the throwaway kind has not.
+	if got := reg["BUNDLE_KIND_NAMES"].String(); got != `["hip", "openmp"]` {
+		t.Errorf("BUNDLE_KIND_NAMES = %s", got)
 	}
 
 	// Its SDK: one file in rules/sdk and a line in rules/sdk/registry.bzl.

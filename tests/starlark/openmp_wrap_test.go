@@ -18,7 +18,11 @@ func TestOpenMPWrapFlagsPerLLVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fn, err := g["OPENMP"].(*starlarkstruct.Struct).Attr("wrap_flags")
+	link, err := g["OPENMP"].(*starlarkstruct.Struct).Attr("link")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := link.(*starlarkstruct.Struct).Attr("wrap_flags")
 	if err != nil {
 		t.Fatal(err)
 	}

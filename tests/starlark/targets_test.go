@@ -302,11 +302,24 @@ func TestBundleIDsBuiltAsParsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	known, _ := g["KNOWN_PROCESSORS"].(*starlark.List)
+	p, err := bzl.load("rules/private/targets/processors.bzl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var procs []string
+	for i := 0; i < known.Len(); i++ {
+		proc, _ := starlark.AsString(known.Index(i))
+		procs = append(procs, proc)
+	}
+	// The generated rows: alternative names (tahiti) and compute_XX too.
+	for _, k := range p["PROCESSORS"].(*starlark.Dict).Keys() {
+		proc, _ := starlark.AsString(k)
+		procs = append(procs, proc)
+	}
 	resolve := function(t, targetsBzl, "resolve_target")
 	parse := function(t, targetsBzl, "parse_entry_id")
 	checked := 0
-	for i := 0; i < known.Len(); i++ {
-		proc, _ := starlark.AsString(known.Index(i))
+	for _, proc := range procs {
 		for _, spec := range []string{proc, proc + ":xnack+", proc + ":sramecc-:xnack+"} {
 			for _, kind := range []string{"hip", "cuda", "openmp"} {
 				for _, codeObject := range []bool{true, false} {
@@ -329,6 +342,27 @@ func TestBundleIDsBuiltAsParsed(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The host-CPU triples resolved ahead: triple as Triple::normalize
+	// makes it, bundle ID as the bundler standardizes it.
+	normalize := function(t, "rules/private/targets/triple.bzl", "normalize_triple")
+	for _, k := range p["HOST_TRIPLES"].(*starlark.Dict).Keys() {
+		spec, _ := starlark.AsString(k)
+		v, msg := result(t, call(t, resolve, spec, "openmp"))
+		if msg != "" {
+			t.Fatalf("resolve_target(%q, openmp): %s", spec, msg)
+		}
+		if got, want := field(t, v, "triple"), call(t, normalize, strings.Split(spec, "-"), 4).(starlark.String).GoString(); got != want {
+			t.Errorf("resolve_target(%q): triple %q, normalize_triple gives %q", spec, got, want)
+		}
+		e, msg := result(t, call(t, parse, "openmp-"+spec+"-"))
+		if msg != "" {
+			t.Fatalf("parse_entry_id(%q): %s", spec, msg)
+		}
+		if got, want := field(t, v, "bundle_id"), field(t, e, "id"); got != want {
+			t.Errorf("resolve_target(%q, openmp): bundle ID %q, the bundler's standard form %q", spec, got, want)
+		}
+		checked++
 	}
 	if checked < 300 {
 		t.Errorf("checked only %d bundle IDs", checked)

@@ -70,3 +70,32 @@ def emit_hip_fatbin(ctx, tool, images, out):
     ctx.actions.write(host, "")
     host_id = "host-%s-" % DEFAULT_HOST_TRIPLE
     return emit_bundle(ctx, tool, "o", host_id, host, sorted(images, key = _bundle_id), out, 4096)
+
+# The bundle entry ID of a linked image in the new driver's HIP fat binary.
+def _linked_entry(image):
+    return struct(bundle_id = "hip-%s--%s" % (image.triple, image.target_id or image.processor), file = image.file)
+
+def emit_linked_hip_fatbin(ctx, tool, images, out, host_triple):
+    """Writes a HIP fat binary as clang's new driver does (clang-linker-wrapper --emit-fatbin-only).
+
+    An empty host-<host triple> entry, then one hip- entry per linked
+    image (not hipv4-), 4096-byte alignment. The wrapper sorts its images
+    by target ID from the last to the first (gfx90a:xnack+, gfx906,
+    gfx1030) before it bundles them, and the bundle's bytes follow that
+    order.
+
+    Args:
+      ctx: the rule context.
+      tool: OffloadToolInfo.
+      images: list of OffloadImageInfo, one linked code object per target
+        (any order).
+      out: File, the .hipfb to write.
+      host_triple: the host triple clang's driver uses.
+
+    Returns:
+      The output File.
+    """
+    host = ctx.actions.declare_file(out.basename + ".host.empty", sibling = out)
+    ctx.actions.write(host, "")
+    entries = sorted([_linked_entry(i) for i in images], key = _bundle_id, reverse = True)
+    return emit_bundle(ctx, tool, "o", "host-" + host_triple, host, entries, out, 4096)

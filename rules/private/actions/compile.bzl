@@ -13,13 +13,13 @@ def target_flags(target, kind):
     Returns:
       list of string.
     """
-    flags = list(kind.language_flags)
+    flags = list(kind.compile.language_flags)
     if target.processor:
         flags.append("--offload-arch=" + (target.target_id or target.processor))
     else:
         flags.append("-fopenmp-targets=" + target.triple)
     flags.append("--offload-device-only")
-    return flags + kind.device_only_flags
+    return flags + kind.compile.device_only_flags
 
 def source_cuid(ctx, src):
     """The default compilation unit ID of a source: the same on every machine.
@@ -63,7 +63,7 @@ def add_source_flags(args, clang, kind, wavefront, src, out, copts, headers):
     args.add("-fdebug-compilation-dir=.")
     args.add_all(clang.copts)
     args.add_all(clang.kind_copts.get(kind.name, []))
-    if wavefront and clang.hip_wavefront_define:
+    if wavefront:
         args.add("-D__AMDGCN_WAVEFRONT_SIZE=%d" % wavefront)
     transitive = [clang.files, headers.headers]
     if kind.name in clang.kind_files:
@@ -104,7 +104,7 @@ def device_compile_command(
       cuid: the compilation unit ID for HIP/CUDA; derived from the label
         and source when empty, so it is the same on every machine.
       all_targets: every resolved target of the rule, for the flags the
-        kind derives from the whole list (kind.target_list_flags).
+        kind derives from the whole list (kind.compile.target_list_flags).
 
     Returns:
       struct(args, inputs, outputs, mapping, what) for run_command.
@@ -112,11 +112,11 @@ def device_compile_command(
     args = ctx.actions.args()
     args.add_all(target_flags(target, kind))
     args.add_all(emit_flags)
-    if kind.cuid:
+    if kind.compile.cuid:
         args.add("-cuid=" + (cuid or source_cuid(ctx, src)))
-    args.add_all(kind.target_list_flags(all_targets))
-    kind.add_device_flags(args, clang, target, emit_flags, copts)
-    inputs, mapping = add_source_flags(args, clang, kind, kind.wavefront(target), src, out, copts, headers)
+    args.add_all(kind.compile.target_list_flags(all_targets))
+    kind.compile.add_flags(args, clang, target, emit_flags, copts)
+    inputs, mapping = add_source_flags(args, clang, kind, kind.compile.wavefront(clang, target), src, out, copts, headers)
     args.add("-o", out)
     args.add(src)
     return struct(args = args, inputs = inputs, outputs = [out], mapping = mapping, what = "%s for %s" % (src.short_path, target.name))

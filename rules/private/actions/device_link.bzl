@@ -55,7 +55,7 @@ def emit_device_link(ctx, clang, target, objects, out, rdc = False, mode_flags =
     Returns:
       The output File.
     """
-    own = kind.device_link(clang, target) if kind and rdc else None
+    own = kind.link.device_link(clang, target) if kind and rdc else None
     if own:
         groups = [clang.link_flags, own.flags, mode_flags]
     else:

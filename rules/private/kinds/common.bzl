@@ -35,13 +35,51 @@ def cuid_host_flags(language_flags, targets, cuid):
     """The host half of a HIP or CUDA compile: the targets, host only, the device compiles' cuid."""
     return language_flags + ["--offload-arch=" + a for a in offload_archs(targets)] + ["--offload-host-only", "-c", "-cuid=" + cuid]
 
+# The first LLVM whose clang uses the new offload driver for CUDA, HIP and
+# OpenMP alike without being asked (CUDA from 21, HIP from 23, OpenMP
+# always); LLVM main has removed the old one (docs/compatibility.md).
+NEW_DRIVER_DEFAULT_MAJOR = 23
+
+def clang_major(clang):
+    """clang's major version, or 0 when the toolchain does not say.
+
+    Args:
+      clang: OffloadClangInfo.
+
+    Returns:
+      int.
+    """
+    if clang.llvm:
+        return clang.llvm.major
+    major = (clang.version or "").split(".")[0]
+    return int(major) if major.isdigit() else 0
+
+def new_driver_flags(clang):
+    """--offload-new-driver where clang would otherwise use its old driver for relocatable code.
+
+    LLVM 23 and later use the new driver by default and LLVM main has no
+    other, so the flag is left out there: the rules do not depend on LLVM
+    keeping the option once the choice it made is gone. A clang of unknown
+    version gets it, which every clang from 15 to 23 accepts.
+
+    Args:
+      clang: OffloadClangInfo.
+
+    Returns:
+      list of string.
+    """
+    major = clang_major(clang)
+    if major and major >= NEW_DRIVER_DEFAULT_MAJOR:
+        return []
+    return ["--offload-new-driver"]
+
 def no_error(*_args):
     return ""
 
 def add_nothing(*_args):
     pass
 
-def no_wavefront(_target):
+def no_wavefront(*_args):
     return 0
 
 def no_target_list_flags(_targets):
@@ -49,6 +87,10 @@ def no_target_list_flags(_targets):
 
 def no_device_link(_clang, _target):
     """The family's device link (families.bzl), nothing of the kind's own."""
+    return None
+
+def no_whole_program_link(_clang, _targets):
+    """Whole-program images are compiled per target, not linked."""
     return None
 
 def no_wrap_flags(_version):

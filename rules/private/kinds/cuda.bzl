@@ -1,12 +1,14 @@
 """CUDA: what the rules do for offload_library(kind = "cuda") and friends.
 
-One struct of the kind's choices; registry.bzl lists it and documents the
-fields. NVIDIA GPUs (nvptx): cubins through ptxas for sm_XX, PTX for
-compute_XX, NVIDIA fat binaries; the CUDA installation of the clang
-toolchain (clang.cuda) is read here and in families.bzl only.
+One offload_kind of the kind's choices, phase by phase (contract.bzl
+documents them); registry.bzl lists it. NVIDIA GPUs (nvptx): cubins through
+ptxas for sm_XX, PTX for compute_XX, NVIDIA fat binaries; the CUDA
+installation of the clang toolchain (clang.cuda) is read here and in
+families.bzl only.
 """
 
-load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "no_device_link", "no_error", "no_wavefront", "no_wrap_flags", "shared_library")
+load(":common.bzl", "cuid_host_flags", "has_any", "new_driver_flags", "shared_library")
+load(":contract.bzl", "bundle_phase", "compile_phase", "host_phase", "link_phase", "offload_kind", "runtime_phase")
 
 # nvcc links cudart_static with these by default; the static runtime calls
 # dlopen, clock_gettime and pthreads.
@@ -63,11 +65,11 @@ def _sdk_error(clang, target, flags):
         )
     return ""
 
-def _rdc_plan(_clang, target):
+def _rdc_plan(clang, target):
     if target.ptx:
         return None, ("target %r: relocatable device code is linked by nvlink, which takes cubins, " % target.name +
                       "not PTX; use sm_%s, or rdc = False" % target.processor[len("sm_"):])
-    return struct(flags = ["-c", "-fgpu-rdc", "--offload-new-driver"], ext = ".rdc.o", image_kind = "cubin", files = []), ""
+    return struct(flags = ["-c", "-fgpu-rdc"] + new_driver_flags(clang), ext = ".rdc.o", image_kind = "cubin", files = []), ""
 
 def _host_flags(targets, cuid):
     return cuid_host_flags(["-x", "cuda"], targets, cuid)
@@ -86,39 +88,31 @@ def _runtime(clang, runtime):
         return None, "the CUDA installation has no libcudart_static.a; set runtime = \"shared\" or \"none\""
     return struct(static = cuda.cudart_static[0], dynamic = [], flags = _CUDART_STATIC_FLAGS), ""
 
-CUDA = struct(
+CUDA = offload_kind(
     name = "cuda",
     families = ["nvptx"],
     ptx = True,
-    bundle_kind = "",
-    code_object_bundle_kind = "",
-    bundle_error = "clang-offload-bundler has no \"cuda\" offload kind; use offload_package for CUDA",
-    bundle_ext = ".bundle",
-    code_objects = False,
-    bitcode_copts_error = no_error,
-    links_sources = False,
-    link_compile = None,
-    gpu_objects_are_bitcode = False,
-    language_flags = ["-x", "cuda"],
-    device_only_flags = [],
-    cuid = True,
-    add_device_flags = _add_device_flags,
-    target_list_flags = _target_list_flags,
-    wavefront = no_wavefront,
-    host_wavefront = 0,
-    sdk_error = _sdk_error,
-    always_rdc = False,
-    rdc_plan = _rdc_plan,
-    device_with_host = False,
-    fat_binary = "fatbinary",
-    fat_binary_object = False,
-    host_flags = _host_flags,
-    runtime = _runtime,
-    device_link = no_device_link,
-    wrap_flags = no_wrap_flags,
-    recorded_runtime = ["libcudart_static.a", "libcudart.so"],
-    device_link_container = "fatbinary",
-    linked_image_kind = "cubin",
-    linked_image_ext = ".img",
-    entry_layout = current_entry_layout,
+    compile = compile_phase(
+        language_flags = ["-x", "cuda"],
+        cuid = True,
+        target_list_flags = _target_list_flags,
+        add_flags = _add_device_flags,
+        sdk_error = _sdk_error,
+    ),
+    bundle = bundle_phase(
+        error = "clang-offload-bundler has no \"cuda\" offload kind; use offload_package for CUDA",
+    ),
+    host = host_phase(
+        flags = _host_flags,
+        fat_binary = "fatbinary",
+    ),
+    link = link_phase(
+        rdc_plan = _rdc_plan,
+        container = "fatbinary",
+        image_kind = "cubin",
+    ),
+    runtime = runtime_phase(
+        libraries = _runtime,
+        recorded = ["libcudart_static.a", "libcudart.so"],
+    ),
 )

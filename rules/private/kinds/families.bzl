@@ -29,6 +29,20 @@ to compiles and links (-fopenmp-targets=, -shared). A new family is a struct
 here, its triple prefix in _PREFIXES and its name in the kinds that take it.
 """
 
+load(":common.bzl", "clang_major")
+
+# clang-linker-wrapper split an AMDGPU device link's LTO into 8 partitions
+# up to LLVM 22 (-flto-partitions=8); LLVM 23's links in one, which keeps
+# fewer symbols (the __hip_cuid_ ones go). The relocatable link follows
+# the wrapper of the clang that runs it.
+_LTO_PARTITIONS_BEFORE_MAJOR = 23
+
+def _lto_partition_flags(clang):
+    major = clang_major(clang)
+    if major and major >= _LTO_PARTITIONS_BEFORE_MAJOR:
+        return []
+    return ["-flto-partitions=8"]
+
 def _no_wavefront(_processor):
     return 0
 
@@ -102,7 +116,7 @@ def _amdgcn_link_flags(clang, target, rdc):
         flags.append("--rocm-path=" + rocm.root)
         if rocm.code_object_version:
             flags.append("-mcode-object-version=%d" % rocm.code_object_version)
-    return flags + ["-flto-partitions=8"]
+    return flags + _lto_partition_flags(clang)
 
 def _spirv_link_flags(clang, target, rdc):
     """SPIR-V for AMD links as a code object; its relocatable code goes the nvlink way."""

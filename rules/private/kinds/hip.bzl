@@ -1,11 +1,13 @@
 """HIP: what the rules do for offload_library(kind = "hip") and friends.
 
-One struct of the kind's choices; registry.bzl lists it and documents the
-fields. AMD GPUs (amdgcn) and SPIR-V for AMD; the ROCm installation of the
-clang toolchain (clang.rocm) is read here and in families.bzl only.
+One offload_kind of the kind's choices, phase by phase (contract.bzl
+documents them); registry.bzl lists it. AMD GPUs (amdgcn) and SPIR-V for
+AMD; the ROCm installation of the clang toolchain (clang.rocm) is read here
+and in families.bzl only.
 """
 
-load(":common.bzl", "cuid_host_flags", "current_entry_layout", "has_any", "no_device_link", "no_target_list_flags", "no_wrap_flags", "shared_library")
+load(":common.bzl", "NEW_DRIVER_DEFAULT_MAJOR", "clang_major", "cuid_host_flags", "has_any", "new_driver_flags", "shared_library")
+load(":contract.bzl", "bundle_phase", "compile_phase", "host_phase", "link_phase", "offload_kind", "runtime_phase")
 
 # Flags that turn a HIP device compile's code object into LLVM bitcode.
 _BITCODE_FLAGS = ["-fgpu-rdc", "-fcuda-rdc", "-emit-llvm", "-flto", "-foffload-lto"]
@@ -40,9 +42,17 @@ def _add_device_flags(args, clang, target, _emit_flags, copts):
     if target.family.name == "amdgcn":
         args.add_all(_hip_bitcode_flags(clang, copts))
 
-def _wavefront(target):
-    # Only AMDGPU targets: SPIR-V leaves the wavefront size to the runtime.
+def _wavefront(clang, target):
+    # Where the toolchain's HIP headers want it defined (old ROCm, a clang
+    # that does not predefine it); only AMDGPU targets: SPIR-V leaves the
+    # wavefront size to the runtime.
+    if not clang.hip_wavefront_define:
+        return 0
     return target.family.wavefront_size(target.processor)
+
+def _host_wavefront(clang):
+    # The host compile defines 64 wherever the device compiles define theirs.
+    return 64 if clang.hip_wavefront_define else 0
 
 def _sdk_error(clang, target, flags):
     """Targets ROCm has no device libraries for, or no ROCm at all."""
@@ -72,14 +82,37 @@ def _sdk_error(clang, target, flags):
         )
     return ""
 
-def _rdc_plan(_clang, target):
+def _rdc_plan(clang, target):
     if target.ptx:
         return None, ("target %r: relocatable device code is linked by nvlink, which takes cubins, " % target.name +
                       "not PTX; use sm_%s, or rdc = False" % target.processor[len("sm_"):])
 
     # ".o", not ".bc": clang compiles a .bc input again (device libraries
     # and all) instead of handing it to the LTO link.
-    return struct(flags = ["-c", "-fgpu-rdc", "--offload-new-driver"], ext = ".rdc.o", image_kind = "bitcode", files = []), ""
+    return struct(flags = ["-c", "-fgpu-rdc"] + new_driver_flags(clang), ext = ".rdc.o", image_kind = "bitcode", files = []), ""
+
+def _whole_program_link(clang, targets):
+    """clang 23's new driver for whole-program HIP, or None (clang before 23, or not AMDGPU).
+
+    From clang 23 (and on LLVM main, which has no other driver) `clang -c
+    a.hip` compiles each target's device code to LTO bitcode and has
+    clang-linker-wrapper --emit-fatbin-only link it per target (clang
+    --target=amdgcn-amd-amdhsa -mcpu=... -flto -Wl,--no-undefined -O2, the
+    relocatable link's flags) before it bundles the images as hip- entries.
+    The code objects differ from the old driver's (no __hip_cuid_ symbol),
+    so the rules build them the same way. SPIR-V targets keep the code
+    object compile: the wrapper links them otherwise.
+    """
+    major = clang_major(clang)
+    if not major or major < NEW_DRIVER_DEFAULT_MAJOR:
+        return None
+    for t in targets:
+        if t.family.name != "amdgcn":
+            return None
+
+    # ".o", not ".bc": clang would compile a .bc input again instead of
+    # handing it to the LTO link.
+    return struct(compile_flags = ["-c", "-emit-llvm", "-foffload-lto=full"], ext = ".lto.o", container = "hip_fatbin_linked")
 
 def _host_flags(targets, cuid):
     return cuid_host_flags(["-x", "hip"], targets, cuid)
@@ -94,39 +127,40 @@ def _runtime(clang, runtime):
                       "install libamdhip64-dev, or set runtime = \"none\" and link it yourself")
     return struct(static = None, dynamic = [shared_library(rocm.runtime, "libamdhip64.so")], flags = []), ""
 
-HIP = struct(
+HIP = offload_kind(
     name = "hip",
     families = ["amdgcn", "spirv"],
-    ptx = False,
     bundle_kind = "hip",
     code_object_bundle_kind = "hipv4",
-    bundle_error = "",
-    bundle_ext = ".hipfb",
-    code_objects = True,
-    bitcode_copts_error = _bitcode_copts_error,
-    links_sources = True,
-    link_compile = (["-fgpu-rdc"], ".rdc.bc"),
-    gpu_objects_are_bitcode = False,
-    language_flags = ["-x", "hip"],
-    device_only_flags = ["--no-gpu-bundle-output"],
-    cuid = True,
-    target_list_flags = no_target_list_flags,
-    add_device_flags = _add_device_flags,
-    wavefront = _wavefront,
-    host_wavefront = 64,
-    sdk_error = _sdk_error,
-    always_rdc = False,
-    rdc_plan = _rdc_plan,
-    device_with_host = False,
-    fat_binary = "hip_fatbin",
-    fat_binary_object = True,
-    host_flags = _host_flags,
-    runtime = _runtime,
-    device_link = no_device_link,
-    wrap_flags = no_wrap_flags,
-    recorded_runtime = ["libamdhip64.so"],
-    device_link_container = "hip_fatbin",
-    linked_image_kind = "object",
-    linked_image_ext = ".img",
-    entry_layout = current_entry_layout,
+    compile = compile_phase(
+        language_flags = ["-x", "hip"],
+        device_only_flags = ["--no-gpu-bundle-output"],
+        cuid = True,
+        add_flags = _add_device_flags,
+        wavefront = _wavefront,
+        sdk_error = _sdk_error,
+    ),
+    bundle = bundle_phase(
+        ext = ".hipfb",
+        code_objects = True,
+        bitcode_copts_error = _bitcode_copts_error,
+        links_sources = True,
+        link_compile = (["-fgpu-rdc"], ".rdc.bc"),
+    ),
+    host = host_phase(
+        flags = _host_flags,
+        wavefront = _host_wavefront,
+        fat_binary = "hip_fatbin",
+        fat_binary_object = True,
+        whole_program_link = _whole_program_link,
+    ),
+    link = link_phase(
+        rdc_plan = _rdc_plan,
+        container = "hip_fatbin",
+        image_kind = "object",
+    ),
+    runtime = runtime_phase(
+        libraries = _runtime,
+        recorded = ["libamdhip64.so"],
+    ),
 )

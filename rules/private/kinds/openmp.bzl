@@ -1,20 +1,21 @@
 """OpenMP: what the rules do for offload_library(kind = "openmp") and friends.
 
-One struct of the kind's choices; registry.bzl lists it and documents the
-fields. Host-CPU devices (a triple such as x86_64-pc-linux-gnu), NVIDIA GPUs
-(sm_XX) and AMD GPUs (gfxXXX). Device code is always linked per program, and
-each source's device and host halves run in one action
-(actions/openmp_compile.bzl says why). The runtime, host and device, is the
-compiler's LLVM's (clang.llvm): libomp and libomptarget for the program,
-libomptarget-nvptx-sm_XX.bc / libomptarget-amdgpu-gfxXXX.bc for GPU code,
-which LLVM must ship for the target (Debian's libomp-<N>-dev). GPU device
-code is built as clang-16's own one-command build does it (measured in
-docs/openmp-gpu.md): NVPTX compiles link the device runtime and run ptxas
+One offload_kind of the kind's choices, phase by phase (contract.bzl
+documents them); registry.bzl lists it. Host-CPU devices (a triple such as
+x86_64-pc-linux-gnu), NVIDIA GPUs (sm_XX) and AMD GPUs (gfxXXX). Device code
+is always linked per program, and each source's device and host halves run
+in one action (actions/joint_compile.bzl says why). The runtime, host and
+device, is the compiler's LLVM's (clang.llvm): libomp and libomptarget for
+the program, libomptarget-nvptx-sm_XX.bc / libomptarget-amdgpu-gfxXXX.bc for
+GPU code, which LLVM must ship for the target (Debian's libomp-<N>-dev). GPU
+device code is built as clang-16's own one-command build does it (measured
+in docs/openmp-gpu.md): NVPTX compiles link the device runtime and run ptxas
 (relocatable cubins, linked by nvlink); AMDGPU compiles make bitcode, which
 the device link optimizes with the device runtime (lld full LTO).
 """
 
-load(":common.bzl", "add_nothing", "current_entry_layout", "no_error", "no_target_list_flags", "no_wavefront")
+load(":common.bzl", "current_entry_layout")
+load(":contract.bzl", "bundle_phase", "compile_phase", "host_phase", "link_phase", "offload_kind", "runtime_phase")
 
 # The device runtime's name for a family's processors.
 _RUNTIME_FAMILY = {"nvptx": "nvptx", "amdgcn": "amdgpu"}
@@ -64,6 +65,18 @@ def _available(clang, family):
     prefix = _RUNTIME_FAMILY[family] + "-"
     return sorted([k[len(prefix):] for k in clang.llvm.openmp_device_runtime if k.startswith(prefix)])
 
+def _undeclared_sdk(target, what, attribute, default):
+    """The error for a GPU target of a clang toolchain that declares no SDK for it.
+
+    offload_clang_toolchain(llvm = ...) takes its SDKs only as attributes: a
+    toolchain written without them has none, whatever repositories the
+    workspace holds. The message names the attribute and the repository the
+    default toolchain (//rules/toolchains:hermetic_clang) passes.
+    """
+    return ("OpenMP target %r needs %s, and the clang toolchain declares none: set " % (target.name, what) +
+            "offload_clang_toolchain(%s = \"%s\") (the workspace's, as the default toolchain does) " % (attribute, default) +
+            "or another offload_%s" % attribute)
+
 def _gpu_error(clang, target):
     """Why clang's LLVM, its OpenMP device runtime or the SDK cannot serve a GPU target, or ""."""
     family = target.family.name
@@ -88,9 +101,11 @@ def _gpu_error(clang, target):
         )
     if family == "nvptx":
         cuda = clang.cuda
-        if not cuda or not cuda.found or not clang.ptxas:
+        if not cuda:
+            return _undeclared_sdk(target, "a CUDA toolkit (libdevice, ptxas, nvlink)", "cuda", "@offload_cuda//:cuda")
+        if not cuda.found or not clang.ptxas:
             return ("OpenMP target %r needs a CUDA toolkit (libdevice, ptxas, nvlink), and the clang toolchain has " % target.name +
-                    "none%s" % ((": " + cuda.error) if cuda and not cuda.found else ""))
+                    "none%s" % ((": " + cuda.error) if not cuda.found else ""))
         if cuda.archs and target.processor not in cuda.archs:
             return "target %r: CUDA %s (%s) cannot build %s; its ptxas supports %s." % (
                 target.name,
@@ -101,11 +116,10 @@ def _gpu_error(clang, target):
             )
     else:
         rocm = clang.rocm
-        if not rocm or not rocm.found:
-            return ("OpenMP target %r needs ROCm's device libraries, and the clang toolchain has none%s" % (
-                target.name,
-                (": " + rocm.error) if rocm else "",
-            ))
+        if not rocm:
+            return _undeclared_sdk(target, "ROCm's device libraries", "rocm", "@offload_rocm//:rocm")
+        if not rocm.found:
+            return "OpenMP target %r needs ROCm's device libraries, and the clang toolchain has none: %s" % (target.name, rocm.error)
         if target.processor not in rocm.processors:
             return "target %r: ROCm %s (%s) has no device libraries for %s; it has them for %s." % (
                 target.name,
@@ -192,42 +206,35 @@ def _entry_layout(version):
         return "legacy"
     return current_entry_layout(version)
 
-OPENMP = struct(
+OPENMP = offload_kind(
     name = "openmp",
     families = ["amdgcn", "nvptx", "host-cpu"],
-    ptx = False,
     bundle_kind = "openmp",
     code_object_bundle_kind = "openmp",
-    bundle_error = "",
-    bundle_ext = ".bundle",
-    code_objects = False,
-    bitcode_copts_error = no_error,
-    links_sources = False,
-    link_compile = None,
-    gpu_objects_are_bitcode = True,
-    language_flags = ["-fopenmp"],
-    device_only_flags = [],
-    cuid = False,
-    target_list_flags = no_target_list_flags,
-    add_device_flags = add_nothing,
-    wavefront = no_wavefront,
-    host_wavefront = 0,
-    sdk_error = no_error,
-    always_rdc = True,
-    rdc_plan = _rdc_plan,
-    device_with_host = True,
-    fat_binary = "",
-    fat_binary_object = False,
-    host_flags = _host_flags,
-    runtime = _runtime,
-    recorded_runtime = ["libomptarget.so"],
-    device_link_container = "package",
-    device_link = _device_link,
-    wrap_flags = _wrap_flags,
-    linked_image_kind = "object",
-    # ".o": offload packager records IMG_Object, the image kind
-    # clang-linker-wrapper 16 gives every linked OpenMP image
-    # (llvm-objdump --offloading: "kind elf"; ".img" gave IMG_None).
-    linked_image_ext = ".o",
-    entry_layout = _entry_layout,
+    compile = compile_phase(
+        language_flags = ["-fopenmp"],
+        gpu_objects_are_bitcode = True,
+    ),
+    bundle = bundle_phase(),
+    host = host_phase(
+        flags = _host_flags,
+        device_with_host = True,
+    ),
+    link = link_phase(
+        rdc_plan = _rdc_plan,
+        container = "package",
+        image_kind = "object",
+        # ".o": offload packager records IMG_Object, the image kind
+        # clang-linker-wrapper 16 gives every linked OpenMP image
+        # (llvm-objdump --offloading: "kind elf"; ".img" gave IMG_None).
+        image_ext = ".o",
+        always_rdc = True,
+        device_link = _device_link,
+        wrap_flags = _wrap_flags,
+        entry_layout = _entry_layout,
+    ),
+    runtime = runtime_phase(
+        libraries = _runtime,
+        recorded = ["libomptarget.so"],
+    ),
 )

@@ -7,6 +7,7 @@ load("//rules/private:common.bzl", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:providers.bzl", "OffloadBundleInfo", "OffloadDeviceArchiveInfo")
 load("//rules/private:toolchain.bzl", "find_offload_tool")
 load("//rules/private/actions:archive.bzl", "emit_unbundle_archive")
+load("//rules/private/kinds:registry.bzl", "BUNDLE_KIND_NAMES")
 load("//rules/private/targets:targets.bzl", "resolve_targets", "target_dir")
 
 def _members(ctx):
@@ -113,8 +114,8 @@ archive can be given instead of srcs.""",
         ),
         "kind": attr.string(
             doc = "Offload kind of the targets: \"hip\" or \"openmp\" (hip and hipv4 entries are interchangeable).",
-            default = "hip",
-            values = ["hip", "openmp"],
+            default = BUNDLE_KIND_NAMES[0],
+            values = BUNDLE_KIND_NAMES,
         ),
         "allow_missing": attr.bool(
             doc = "Write an empty device archive for a target no member has code for, instead of failing.",

@@ -56,14 +56,14 @@ def _bundle_id(image):
 
 def _offload_bundle_impl(ctx):
     kind = KINDS[ctx.attr.kind]
-    if kind.bundle_error:
-        fail("%s: %s" % (ctx.label, kind.bundle_error))
+    if kind.bundle.error:
+        fail("%s: %s" % (ctx.label, kind.bundle.error))
     file_type = ctx.attr.type
-    code_object = kind.code_objects and file_type == "o"
+    code_object = kind.bundle.code_objects and file_type == "o"
     srcs = ctx.files.srcs
     if not srcs and not ctx.attr.images:
         fail("%s: give srcs to compile, or prebuilt images" % ctx.label)
-    if len(srcs) > 1 and (file_type in _ONE_SOURCE_TYPES or not kind.links_sources):
+    if len(srcs) > 1 and (file_type in _ONE_SOURCE_TYPES or not kind.bundle.links_sources):
         fail("%s: a %s bundle of type %r holds one source per target; got %d sources" % (ctx.label, kind.name, file_type, len(srcs)))
 
     images = []
@@ -80,7 +80,7 @@ def _offload_bundle_impl(ctx):
             file_type,
             targets,
             srcs,
-            link = "auto" if kind.links_sources else "never",
+            link = "auto" if kind.bundle.links_sources else "never",
             compile_kwargs = kwargs,
         )
         commands = device_compile_commands(ctx, clang, kind, file_type, targets, srcs, kwargs)
@@ -124,7 +124,7 @@ def _extension(kind, file_type, host):
     if file_type == "o":
         if host:
             return ".o"
-        return kind.bundle_ext
+        return kind.bundle.ext
     return "." + file_type
 
 _ATTRS = compile_attrs("o")

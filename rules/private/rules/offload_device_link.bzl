@@ -3,7 +3,7 @@
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
-load("//rules/private:cc.bzl", "cc_setup", "merge", "outputs_linking_context")
+load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "outputs_linking_context")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:compilation_mode.bzl", "mode_copts")
 load("//rules/private:providers.bzl", "OffloadClangInfo", "OffloadImageInfo", "OffloadRdcInfo")
@@ -40,14 +40,14 @@ def _image(file, target, kind):
         processor = target.processor,
         triple = target.triple,
         bundle_id = target.bundle_id,
-        image_kind = kind.linked_image_kind,
+        image_kind = kind.link.image_kind,
         offload_kind = kind.name,
         producer = "link",
     )
 
 def _container(ctx, tool, kind, images, prefix):
     """The linked images in what the runtime loads: a HIP or NVIDIA fat binary, an OffloadBinary."""
-    container = CONTAINERS[kind.device_link_container]
+    container = CONTAINERS[kind.link.container]
     out = ctx.actions.declare_file(prefix + ctx.label.name + container.ext)
     return container.emit(ctx, tool, images, out)
 
@@ -62,7 +62,7 @@ def _offload_device_link_impl(ctx):
     prefix = "_offload/%s/" % ctx.label.name
     images = []
     for t in targets:
-        out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, ctx.label.name, kind.linked_image_ext))
+        out = ctx.actions.declare_file("%s%s/%s%s" % (prefix, t.dir, ctx.label.name, kind.link.image_ext))
         emit_device_link(ctx, clang, t, objects[t.name], out, rdc = True, mode_flags = mode_copts(ctx), kind = kind)
         images.append(_image(out, t, kind))
 
@@ -72,7 +72,7 @@ def _offload_device_link_impl(ctx):
     # Registration: the container and every offload entry of the program's
     # host objects, as clang-linker-wrapper writes it.
     wrapper = ctx.actions.declare_file(prefix + ctx.label.name + ".wrapper.c")
-    emit_wrap(ctx, tool, kind.name, [fatbin], wrapper, entries = kind.entry_layout(clang.version), flags = kind.wrap_flags(clang.version))
+    emit_wrap(ctx, tool, kind.name, [fatbin], wrapper, entries = kind.link.entry_layout(clang.version), flags = kind.link.wrap_flags(clang.version))
     cc = cc_setup(ctx)
     compilation_context, outputs = cc_common.compile(
         name = ctx.label.name,
@@ -82,7 +82,16 @@ def _offload_device_link_impl(ctx):
         srcs = [wrapper],
     )
     registration = outputs_linking_context(ctx, cc, outputs, True)
-    cc_info = merge(compilation_context, [registration], [d[CcInfo] for d in ctx.attr.deps])
+
+    # The registration finds the host objects' offload entries between
+    # __start_ and __stop_ of their section, which nothing else refers to:
+    # lld (13 and later) collects such sections under --gc-sections (-c opt)
+    # and then fails on the undefined __start_ symbol. clang's own -fgpu-rdc
+    # link fails the same way. gold rejects -z nostart-stop-gc, so section
+    # garbage collection is turned off for the program (every linker takes
+    # the last of --gc-sections and --no-gc-sections).
+    keep_entries = library_linking_context(ctx, cc, link_flags = ["-Wl,--no-gc-sections"])
+    cc_info = merge(compilation_context, [registration, keep_entries], [d[CcInfo] for d in ctx.attr.deps])
     return [
         DefaultInfo(files = depset([fatbin])),
         cc_info,

@@ -5,15 +5,14 @@ load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private:attrs.bzl", "compile_attrs")
 load("//rules/private:cc.bzl", "cc_setup", "library_linking_context", "merge", "objects_linking_context")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "MNEMONICS", "OFFLOAD_TOOLCHAIN_TYPE")
-load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
+load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "linked_images", "output_groups", "resolve_or_fail", "source_stems", "target_specs")
 load("//rules/private:providers.bzl", "OffloadLibraryInfo", "OffloadRdcInfo")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:compile.bzl", "device_compile_command", "run_command", "source_cuid")
 load("//rules/private/actions:compile_command.bzl", "compile_command_file", "emit_compile_command")
 load("//rules/private/actions:containers.bzl", "CONTAINERS")
-load("//rules/private/actions:hip_fatbin_object.bzl", "emit_hip_fatbin_object")
-load("//rules/private/actions:host_compile.bzl", "emit_host_compile", "host_compile_command")
-load("//rules/private/actions:openmp_compile.bzl", "emit_openmp_compile")
+load("//rules/private/actions:host_compile.bzl", "device_code", "emit_host_compile", "host_compile_command")
+load("//rules/private/actions:joint_compile.bzl", "emit_joint_compile")
 load("//rules/private/kinds:registry.bzl", "KINDS", "KIND_NAMES")
 
 def _check_copts(ctx):
@@ -24,17 +23,22 @@ def _check_copts(ctx):
         if flag.startswith("--offload-arch") or flag.startswith("--cuda-gpu-arch") or flag.startswith("-fopenmp-targets"):
             fail("%s: copts: %s: list offload targets in targets (or --@rules_offload//rules:targets)" % (ctx.label, flag))
 
-def _gpubinary(ctx, kind, images, stem):
+def _gpubinary(ctx, clang, kind, images, stem, link):
     """One source's device images in the container its host half embeds or refers to."""
-    container = CONTAINERS[kind.fat_binary]
+    if link:
+        container = CONTAINERS[link.container]
+        out = ctx.actions.declare_file("_offload/%s/%s%s" % (ctx.label.name, stem, container.ext))
+        return container.emit(ctx, find_offload_tool(ctx), images, out, clang.host_triple or DEFAULT_HOST_TRIPLE)
+    container = CONTAINERS[kind.host.fat_binary]
     out = ctx.actions.declare_file("_offload/%s/%s%s" % (ctx.label.name, stem, container.ext))
     return container.emit(ctx, find_offload_tool(ctx), images, out)
 
-def _hip_fatbin_object(ctx, clang, fatbin, cuid, stem):
-    """The object that holds a source's HIP fat binary for its host object."""
-    out = ctx.actions.declare_file("_offload/%s/%s.hipfb.o" % (ctx.label.name, stem))
+def _fat_binary_object(ctx, clang, kind, fat_binary, cuid, stem):
+    """The object that holds a source's fat binary for its host object."""
+    container = CONTAINERS[kind.host.fat_binary]
+    out = ctx.actions.declare_file("_offload/%s/%s%s.o" % (ctx.label.name, stem, container.ext))
     triple = clang.host_triple or DEFAULT_HOST_TRIPLE
-    return emit_hip_fatbin_object(ctx, find_offload_tool(ctx), fatbin, cuid, triple, out)
+    return container.object(ctx, find_offload_tool(ctx), fat_binary, cuid, triple, out)
 
 def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     """Relocatable device objects per (target, source), and the provider that carries them.
@@ -50,11 +54,11 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
     images = []
     objects = {}
 
-    # OpenMP: each source's device compiles wait for its host compile, to
-    # run in one action with it (emit_openmp_compile says why).
-    openmp_commands = {}
+    # device_with_host (OpenMP): each source's device compiles wait for its
+    # host compile, to run in one action with it (emit_joint_compile says why).
+    joint_commands = {}
     for t in targets:
-        plan, err = kind.rdc_plan(clang, t)
+        plan, err = kind.link.rdc_plan(clang, t)
         if err:
             fail("%s: %s" % (ctx.label, err))
         mine = []
@@ -70,8 +74,8 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
                     mapping = command.mapping,
                     what = command.what,
                 )
-            if kind.device_with_host:
-                openmp_commands.setdefault(src.path, []).append(command)
+            if kind.host.device_with_host:
+                joint_commands.setdefault(src.path, []).append(command)
             else:
                 run_command(ctx, clang, command, MNEMONICS.compile, "Compiling")
             mine.append(out)
@@ -101,7 +105,7 @@ def _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs):
         # device link of the same objects in that order makes the same image.
         objects = {n: depset(objects[n], transitive = transitive[n], order = "topological") for n in names},
     )
-    return images, info, openmp_commands
+    return images, info, joint_commands
 
 def _offload_library_impl(ctx):
     kind = KINDS[ctx.attr.kind]
@@ -110,7 +114,7 @@ def _offload_library_impl(ctx):
     targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, True)
     runtime = None
     if ctx.attr.runtime != "none":
-        runtime, err = kind.runtime(clang, ctx.attr.runtime)
+        runtime, err = kind.runtime.libraries(clang, ctx.attr.runtime)
         if err:
             fail("%s: %s" % (ctx.label, err))
     srcs = ctx.files.srcs
@@ -120,15 +124,20 @@ def _offload_library_impl(ctx):
 
     stems = source_stems(srcs)
     providers = []
-    openmp_commands = {}
+    joint_commands = {}
 
     # OpenMP device code is always linked per program, as clang's driver
     # links it at the program's link.
-    rdc = ctx.attr.rdc or kind.always_rdc
+    rdc = ctx.attr.rdc or kind.link.always_rdc
+    link = None if rdc else kind.host.whole_program_link(clang, targets)
     if rdc:
         # Device half: relocatable device objects, linked once per binary.
-        images, rdc_info, openmp_commands = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
+        images, rdc_info, joint_commands = _rdc_device_objects(ctx, clang, kind, targets, srcs, stems, kwargs)
         providers.append(rdc_info)
+    elif link:
+        # Device half: per (target, source) a compile and a device link, as
+        # clang's new driver builds whole-program code (clang 23 HIP).
+        images = linked_images(ctx, clang, kind, link, targets, srcs, kwargs)
     else:
         # Device half: one compile per (target, source), as offload_bundle.
         images = compile_images(ctx, clang, kind, "o", targets, srcs, "never", kwargs)
@@ -145,26 +154,28 @@ def _offload_library_impl(ctx):
         stem = stems[i]
         obj = ctx.actions.declare_file("_offload/%s/%s.o" % (ctx.label.name, stem))
         cuid = ctx.attr.cuid or source_cuid(ctx, src)
-        device_code = None
-        if rdc and not kind.device_with_host:
-            device_code = "rdc"
+        code = device_code()
+        fatbin_object = None
+        if rdc and not kind.host.device_with_host:
+            code = device_code(rdc = True)
         elif not rdc:
             mine = [images[t * len(srcs) + i] for t in range(len(targets))]
-            device_code = _gpubinary(ctx, kind, mine, stem)
-        fatbin_object = None
-        if kind.fat_binary_object and not rdc:
-            fatbin_object = _hip_fatbin_object(ctx, clang, device_code, cuid, stem)
-            device_code = "separate"
-        if kind.device_with_host:
-            host = host_compile_command(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
-            emit_openmp_compile(ctx, clang, src, openmp_commands[src.path] + [host])
+            fat_binary = _gpubinary(ctx, clang, kind, mine, stem, link)
+            if kind.host.fat_binary_object:
+                fatbin_object = _fat_binary_object(ctx, clang, kind, fat_binary, cuid, stem)
+                code = device_code(separate = True)
+            else:
+                code = device_code(embed = fat_binary)
+        if kind.host.device_with_host:
+            host = host_compile_command(ctx, clang, src, kind, targets, code, obj, cuid, source_kwargs)
+            emit_joint_compile(ctx, clang, src, joint_commands[src.path] + [host])
         else:
-            emit_host_compile(ctx, clang, src, kind, targets, device_code, obj, cuid, source_kwargs)
+            emit_host_compile(ctx, clang, src, kind, targets, code, obj, cuid, source_kwargs)
 
         # For editors: the host half with every target named, as clang's
         # own multi-arch command of the source.
         command_file = compile_command_file(ctx, stem)
-        entry = host_compile_command(ctx, clang, src, kind, targets, None, command_file, cuid, source_kwargs)
+        entry = host_compile_command(ctx, clang, src, kind, targets, device_code(), command_file, cuid, source_kwargs)
         compile_commands.append(emit_compile_command(ctx, clang, entry, command_file))
         host_objects.append(obj)
         objects.append(obj)

@@ -13,7 +13,7 @@ load("//rules/private/kinds:registry.bzl", "KINDS")
 def _offload_package_impl(ctx):
     kind = KINDS[ctx.attr.kind]
     file_type = ctx.attr.type
-    code_object = kind.code_objects and file_type == "o"
+    code_object = kind.bundle.code_objects and file_type == "o"
     srcs = ctx.files.srcs
     if not srcs and not ctx.attr.images:
         fail("%s: give srcs to compile, or prebuilt images" % ctx.label)

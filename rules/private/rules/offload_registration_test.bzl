@@ -42,7 +42,7 @@ def _recorded_runtime(library):
         if not f:
             continue
         for kind in KINDS.values():
-            for prefix in kind.recorded_runtime:
+            for prefix in kind.runtime.recorded:
                 if f.basename.startswith(prefix):
                     return True
     return False

@@ -7,6 +7,7 @@ load("//rules/private:common.bzl", "OFFLOAD_TOOLCHAIN_TYPE")
 load("//rules/private:providers.bzl", "OffloadBundleInfo", "OffloadPackageInfo")
 load("//rules/private:toolchain.bzl", "find_offload_tool")
 load("//rules/private/actions:wrap.bzl", "emit_wrap")
+load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
 
 def _input(ctx):
     src = ctx.attr.src
@@ -83,7 +84,7 @@ CcInfo with alwayslink, so cc_binary and cc_test link it directly.""",
         "kind": attr.string(
             doc = "Offload kind: \"hip\", \"cuda\" or \"openmp\".",
             mandatory = True,
-            values = ["hip", "cuda", "openmp"],
+            values = KIND_NAMES,
         ),
         "entries": attr.string(
             doc = "Offload entry layout of the runtime: \"llvm20\" (LLVM 20 and later) or \"legacy\" " +

@@ -4,11 +4,18 @@ Pure functions of their arguments. Parsers return (value, error) with error
 "" on success, so rules can fail() with context and tests can check both
 sides. The rules follow clang-offload-bundler 22.1.8 and clang's TargetID.cpp,
 as lib/targetid does; tests/starlark checks that the two agree.
+
+What a processor or a common host triple resolves to (family, canonical
+name, triple, features, LLVM version, bundle triple) is data generated from
+lib/targetid (processors.bzl's PROCESSORS and HOST_TRIPLES): a new processor
+is a row there, not code here. This file keeps what must be computed from
+the input: target-ID features (split, check, canonical order), bundle entry
+IDs and triples that are not in the tables (parsed as LLVM does).
 """
 
-load("//rules/private/kinds:families.bzl", "AMDGCN", "HOST_CPU", "NVPTX", "SPIRV", "family_of")
+load("//rules/private/kinds:families.bzl", "FAMILIES", "HOST_CPU", "family_of")
 load("//rules/private/kinds:registry.bzl", "KINDS", "KIND_NAMES", "kinds_for_family", "kinds_for_ptx")
-load(":processors.bzl", "AMDGCN_GPUS", "OFFLOAD_ARCHS", "OFFLOAD_ARCHS_SINCE", "R600_GPUS", "STANDARD_TRIPLES")
+load(":processors.bzl", "AMDGCN_GPUS", "HOST_TRIPLES", "OFFLOAD_ARCHS", "OFFLOAD_ARCHS_SINCE", "PROCESSORS", "R600_GPUS")
 load(":triple.bzl", "normalize_triple", "parse_arch", "parse_os")
 
 # Every OffloadArch name a target may name (LLVM 22's and those LLVM 23
@@ -30,15 +37,14 @@ def llvm_since(processor):
     Returns:
       int.
     """
-    return OFFLOAD_ARCHS_SINCE.get(processor, 0)
+    p = PROCESSORS.get(processor)
+    return p.llvm_since if p and not p.ptx else 0
 
 # Offload kinds a bundle entry ID may carry.
 BUNDLE_KINDS = ["host", "openmp", "hip", "hipv4"]
 
-# Device triples clang uses for each processor family.
-_AMDGCN_TRIPLE = "amdgcn-amd-amdhsa"
-_SPIRV_TRIPLE = "spirv64-amd-amdhsa"
-_NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
+# The family structs by the names the generated tables use.
+_FAMILIES = {f.name: f for f in FAMILIES}
 
 def split_target_id(id):
     """Splits "proc:feat+:feat-" without validating names (TargetID.cpp).
@@ -230,20 +236,17 @@ def target_dir(name):
     return name.replace(":", "_")
 
 def _bundle_id(bundle_kind, triple, target_id):
-    """The standardized bundle entry ID of a resolved target.
+    """The standardized bundle entry ID of a target the generated rows do not give.
 
-    Built from the generated STANDARD_TRIPLES for the rules' device
-    triples; other triples (user-given: host-CPU devices, entry IDs) are
-    standardized by parsing, as the bundler does.
+    Entry IDs and triples not in HOST_TRIPLES are standardized by parsing,
+    as the bundler does.
     """
-    standard = STANDARD_TRIPLES.get(triple)
-    if standard and (not target_id or target_id.partition(":")[0] in _OFFLOAD_ARCH_SET):
-        return "%s-%s-%s" % (bundle_kind, standard, target_id)
     e, _ = parse_entry_id("%s-%s-%s" % (bundle_kind, triple if triple.count("-") == 3 else triple + "-", target_id))
     return e.id
 
-def _target(spec, name, kind, processor, target_id, features, triple, bundle_kind, ptx, family = None):
-    bundle_id = _bundle_id(bundle_kind, triple, target_id) if bundle_kind else ""
+def _target(spec, name, kind, processor, target_id, features, triple, bundle_kind, ptx, family = None, bundle_id = None):
+    if bundle_id == None:
+        bundle_id = _bundle_id(bundle_kind, triple, target_id) if bundle_kind else ""
     return struct(
         spec = spec,
         name = name,
@@ -295,8 +298,9 @@ def _resolve_entry_id(spec, kind):
 def resolve_target(spec, kind, code_object = True):
     """Resolves one entry of a rule's targets attribute.
 
-    A processor without features comes from _RESOLVED, made when this file
-    loads; anything else is resolved here (_resolve).
+    A processor or host triple without features comes from _RESOLVED, made
+    when this file loads from the generated rows; anything else is resolved
+    here (_resolve).
 
     Accepted forms:
       * a target ID: "gfx906", "gfx90a:xnack+", "gfx11-generic", "sm_90a",
@@ -330,58 +334,76 @@ def _resolve(spec, kind, code_object):
     if spec.count("-") >= 4:
         return _resolve_entry_id(spec, kind)
     proc = spec.partition(":")[0]
-    if proc.startswith("compute_"):
-        sm = "sm_" + proc[len("compute_"):]
-        if sm not in _TARGET_ARCH_SET:
-            return None, _unknown_processor(spec, proc)
-        if spec != proc:
-            return None, "target %r: NVIDIA targets take no features" % spec
-        if not KINDS[kind].ptx:
-            return None, "target %r: PTX-only targets need kind %s" % (spec, kinds_for_ptx())
-        return _target(spec, spec, kind, sm, sm, [], _NVPTX_TRIPLE, "", True, NVPTX), ""
-    if proc in AMDGCN_GPUS:
-        # clang's HIP driver takes TargetParser names ("tahiti" is gfx600).
-        err = _wrong_kind(spec, kind, AMDGCN)
-        if err:
-            return None, err
-        tid, err = parse_target_id(_AMDGCN_TRIPLE, spec)
-        if err:
-            return None, "target %r: %s" % (spec, err)
-        return _target(spec, tid.canonical, kind, tid.processor, tid.canonical, tid.features, _AMDGCN_TRIPLE, _bundle_kind(kind, code_object), False, AMDGCN), ""
+    p = PROCESSORS.get(proc)
+    if p:
+        return _resolve_processor(spec, p, kind, code_object)
     if proc in _TARGET_ARCH_SET:
         if spec != proc:
             return None, "target %r: only AMD processors take features (xnack, sramecc)" % spec
-        if proc == "amdgcnspirv":
-            err = _wrong_kind(spec, kind, SPIRV)
-            if err:
-                return None, err
-            return _target(spec, spec, kind, proc, proc, [], _SPIRV_TRIPLE, _bundle_kind(kind, code_object), False, SPIRV), ""
-        if proc.startswith("sm_"):
-            err = _wrong_kind(spec, kind, NVPTX)
-            if err:
-                return None, err
-            return _target(spec, spec, kind, proc, proc, [], _NVPTX_TRIPLE, _bundle_kind(kind, code_object), False, NVPTX), ""
         return None, "target %r: processor %r is not supported by these rules (AMD and NVIDIA only)" % (spec, proc)
+    host = HOST_TRIPLES.get(spec)
+    if host:
+        return _host_target(spec, kind, host.triple, host.bundle_triple)
     comps = spec.split("-")
     if len(comps) > 1 and parse_arch(comps[0]) != "":
-        err = _wrong_kind(spec, kind, HOST_CPU)
-        if err:
-            return None, err
-        triple = normalize_triple(comps, 4)
-        return _target(spec, triple, kind, "", "", [], triple, _bundle_kind(kind, False), False, HOST_CPU), ""
+        return _host_target(spec, kind, normalize_triple(comps, 4), None)
     return None, _unknown_processor(spec, proc)
 
+def _resolve_processor(spec, p, kind, code_object):
+    """A target naming a processor (PROCESSORS' row p), with features if any."""
+    if p.ptx:
+        if ":" in spec:
+            return None, "target %r: NVIDIA targets take no features" % spec
+        if not KINDS[kind].ptx:
+            return None, "target %r: PTX-only targets need kind %s" % (spec, kinds_for_ptx())
+        return _target(spec, spec, kind, p.processor, p.processor, [], p.triple, "", True, _FAMILIES[p.family], ""), ""
+    family = _FAMILIES[p.family]
+    if not p.takes_features:
+        if ":" in spec:
+            return None, "target %r: only AMD processors take features (xnack, sramecc)" % spec
+    err = _wrong_kind(spec, kind, family)
+    if err:
+        return None, err
+    _, feats, err = split_target_id(spec)
+    if err:
+        return None, "target %r: %s" % (spec, err)
+    for f in feats:
+        if f[0] not in p.features:
+            return None, "target %r: feature %r is not supported by %s (target ID %r; supported: %s)" % (
+                spec,
+                f[0],
+                p.processor,
+                spec,
+                ", ".join(p.features) or "none",
+            )
+    tid = canonical_target_id(p.processor, feats)
+    bundle_kind = _bundle_kind(kind, code_object)
+    bundle_id = ""
+    if bundle_kind:
+        bundle_id = "%s-%s-%s" % (bundle_kind, p.bundle_triple, tid if p.bundled else "")
+    return _target(spec, tid, kind, p.processor, tid, feats, p.triple, bundle_kind, False, family, bundle_id), ""
+
+def _host_target(spec, kind, triple, bundle_triple):
+    """A triple as a target: an OpenMP host-CPU device."""
+    err = _wrong_kind(spec, kind, HOST_CPU)
+    if err:
+        return None, err
+    bundle_kind = _bundle_kind(kind, False)
+    bundle_id = None  # parsed, as the bundler does
+    if bundle_triple:
+        bundle_id = "%s-%s-" % (bundle_kind, bundle_triple) if bundle_kind else ""
+    return _target(spec, triple, kind, "", "", [], triple, bundle_kind, False, HOST_CPU, bundle_id), ""
+
 def _resolve_known():
-    """Every processor without features, resolved for every kind it is valid for.
+    """Every generated processor and host triple, resolved for every kind it is valid for.
 
     Each rule resolves its targets again on every analysis, and resolving
     (the bundle entry ID's triple parsed as LLVM does) was 43 % of the Starlark
     time of analysing 1,000 offload targets; a table built once, when this
-    file loads (490 entries), leaves rules a lookup.
+    file loads, leaves rules a lookup.
     """
     table = {}
-    specs = list(AMDGCN_GPUS) + KNOWN_PROCESSORS + ["compute_" + a[len("sm_"):] for a in KNOWN_PROCESSORS if a.startswith("sm_")]
-    for spec in specs:
+    for spec in list(PROCESSORS) + list(HOST_TRIPLES):
         for kind in KIND_NAMES:
             for code_object in (True, False):
                 t, err = _resolve(spec, kind, code_object)

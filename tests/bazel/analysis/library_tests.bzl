@@ -219,9 +219,16 @@ def _cuda_device_link_test(ctx):
     env = analysistest.begin(ctx)
     _count(env, "OffloadDeviceLink", 2)
     _offload_fatbin(env, ["--image3=kind=elf,sm=70,file", "--image3=kind=elf,sm=90,file"], "_offload/cuda_rdc_link/cuda_rdc_link.fatbin")
+
+    # -c opt's --gc-sections would let lld drop the host objects' offload
+    # entries, found only through __start_/__stop_ of their section.
+    flags = _link_flags(analysistest.target_under_test(env)[CcInfo])
+    if "-Wl,--no-gc-sections" not in flags:
+        analysistest.fail(env, "-Wl,--no-gc-sections not in the device link's link flags %r" % flags)
     return analysistest.end(env)
 
-# The device link's fat binary of the linked cubins is `offload fatbin`'s.
+# The device link's fat binary of the linked cubins is `offload fatbin`'s;
+# programs that link it keep every section (the offload entries).
 cuda_device_link_test = analysistest.make(_cuda_device_link_test)
 
 def _cudart_shared_test(ctx):
@@ -253,6 +260,31 @@ library_dbg_test = analysistest.make(
     attrs = {"flag": attr.string(default = "-g")},
     config_settings = {"//command_line_option:compilation_mode": "dbg"},
 )
+
+def _hip_new_driver_library_test(ctx):
+    """clang 23: per (target, source) LTO bitcode and a device link, bundled as clang's new driver does."""
+    env = analysistest.begin(ctx)
+    _count(env, "OffloadCompile", 6)  # 2 sources x 3 targets
+    _count(env, "OffloadDeviceLink", 6)
+    _count(env, "OffloadBundle", 2)
+    _count(env, "OffloadHipFatbinObject", 2)
+    for c in _actions(env, "OffloadCompile"):
+        for arg in ["--offload-device-only", "-emit-llvm", "-foffload-lto=full"]:
+            _has(env, c.argv, arg, "clang-23 HIP device compile")
+        if "-fgpu-rdc" in c.argv:
+            analysistest.fail(env, "a whole-program device compile is relocatable: %r" % c.argv)
+    for a in _actions(env, "OffloadDeviceLink"):
+        for arg in ["--target=amdgcn-amd-amdhsa", "-flto", "-Wl,--no-undefined"]:
+            _has(env, a.argv, arg, "clang-23 HIP device link")
+        objs = [x for x in a.argv if x.endswith(".lto.o")]
+        asserts.equals(env, 1, len(objs), "one source's bitcode per link: %r" % a.argv)
+    for b in _actions(env, "OffloadBundle"):
+        _has(env, b.argv, "-bundle-align=4096", "HIP fat binary")
+        asserts.equals(env, "host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a:xnack+," +
+                            "hip-amdgcn-amd-amdhsa--gfx906,hip-amdgcn-amd-amdhsa--gfx1030", _value(b.argv, "-targets="))
+    return analysistest.end(env)
+
+hip_new_driver_library_test = analysistest.make(_hip_new_driver_library_test)
 
 def _rdc_library_test(ctx):
     env = analysistest.begin(ctx)

@@ -1,4 +1,8 @@
-"""An OpenMP source's device compiles and host compile, in one action."""
+"""A source's device compiles and host compile, in one action (kinds whose device_with_host is set: OpenMP).
+
+The action's mnemonic and its first argument keep OpenMP's name, which
+execution logs and caches already know.
+"""
 
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "MNEMONICS", "SUPPORTS_PATH_MAPPING", "toolchain_kwargs")
 
@@ -21,10 +25,10 @@ for arg in "$@"; do
 done
 """.format(end = _END)
 
-def emit_openmp_compile(ctx, clang, src, commands):
-    """Runs one source's OpenMP compiles, device halves and host half, in one action.
+def emit_joint_compile(ctx, clang, src, commands):
+    """Runs one source's compiles, device halves and host half, in one action.
 
-    clang names each target region's offload entry after the source file's
+    OpenMP's reason: clang names each target region's offload entry after the source file's
     device and inode (__omp_offloading_<device>_<inode>_<function>_l<line>,
     LLVM 16). Compiled in separate actions, the halves see different copies
     of the source wherever an executor materializes each action's inputs

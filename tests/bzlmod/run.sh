@@ -1,0 +1,289 @@
+#!/usr/bin/env bash
+# The second test leg: today's stack, Bazel 7.7.1 in bzlmod mode, offline,
+# in a Debian sid chroot (scripts/sid.sh) with clang-23, CUDA 12.4 and
+# ROCm 6.4 (tests/bzlmod/README.md has the details).
+#
+#   tests/bzlmod/run.sh          # on the host (root): makes or reuses the
+#                                # chroot, then runs itself inside it
+#   KEEP=1 tests/bzlmod/run.sh   # keep the scratch workspace and output bases
+#
+# A fresh workspace: a copy of examples/ and tests/gpu/programs whose
+# MODULE.bazel is README.md's block verbatim. What only an offline test
+# needs (rules_offload from this checkout, stand-ins for the modules Bazel's
+# own bazel_tools wants from the registry) is in the test's .bazelrc alone.
+# Checks:
+#   1. README.md's MODULE.bazel block is there (and is the workspace's);
+#   2. bazel test //...: every example (HIP, CUDA, OpenMP, the SDK-library
+#      programs) and every registration test;
+#   3. the GPU programs of make gpu-check, -c opt, cudart static, each run
+#      here to the CUDA runtime's "no device" error;
+#   4. determinism: the examples built in a fresh output base (uploading to
+#      an nginx WebDAV cache) are byte-identical to the first build's;
+#   5. remote cache: a third, fresh output base takes every action from the
+#      cache.
+# Prints "N passed, N failed" and exits non-zero when anything failed.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+if [ -z "${SID:-}" ]; then
+  # On the host: the chroot first (a cache, made from nothing when missing).
+  t0=$(date +%s)
+  if ! "$root/scripts/sid.sh" setup; then
+    echo "tests/bzlmod: the sid chroot could not be made (scripts/sid.sh setup)"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+  echo "tests/bzlmod: sid chroot ready after $(($(date +%s) - t0))s"
+  SID_PASS="ONLY ${SID_PASS:-}" exec "$root/scripts/sid.sh" run -- tests/bzlmod/run.sh "$@"
+fi
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/rules_offload_bzlmod.XXXXXX")
+ws=$scratch/ws
+bz() { (cd "$ws" && bazel --output_base="$scratch/ob_main" "$@"); }
+passed=0
+failed=0
+failures=()
+nginx_conf=""
+
+ok() {
+  passed=$((passed + 1))
+  echo "PASS: $1"
+}
+
+bad() {
+  failed=$((failed + 1))
+  failures+=("$1")
+  echo "FAIL: $1"
+}
+
+cleanup() {
+  if [ -n "$nginx_conf" ]; then
+    nginx -p "$scratch/nginx" -c "$nginx_conf" -s stop 2>/dev/null || true
+  fi
+  for ob in "$scratch"/ob_*; do
+    [ -d "$ob" ] && [ -d "$ws" ] && (cd "$ws" && bazel --output_base="$ob" shutdown 2>/dev/null)
+  done
+  if [ -z "${KEEP:-}" ]; then
+    chmod -R u+w "$scratch" 2>/dev/null
+    rm -rf "$scratch"
+  else
+    echo "kept $scratch"
+  fi
+}
+trap cleanup EXIT
+
+start=$(date +%s)
+missing=()
+for tool in bazel go nginx clang-23 clang-21 ptxas; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+[ -e /usr/include/hip/hip_runtime.h ] || missing+=("libamdhip64-dev")
+[ -e /usr/lib/llvm-23/lib/libomptarget.so ] || missing+=("libomp-23-dev")
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "tests/bzlmod: missing ${missing[*]} (scripts/sid.sh setup installs them)" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+echo "tests/bzlmod: $(bazel --version 2>/dev/null), $(clang-23 --version | head -1), CUDA $(ptxas --version | grep -oE 'release [0-9.]+'), HIP $(sed -n 's/^HIP_VERSION_M[AI][JN]OR=//p' /usr/share/hip/version 2>/dev/null | paste -sd.)"
+
+# The workspace a new user would have: the examples and the GPU programs,
+# and README.md's MODULE.bazel block, verbatim.
+mkdir -p "$ws"
+cp -r "$root/examples/." "$ws/"
+rm -rf "$ws"/bazel-* "$ws/WORKSPACE" "$ws/MODULE.bazel" "$ws/.bazelrc"
+cp -r "$root/tests/gpu/programs" "$ws/gpu"
+rm -f "$ws/gpu/WORKSPACE"
+awk '/<!-- module:begin -->/{on=1; next} /<!-- module:end -->/{on=0} on && !/^```/' "$root/README.md" >"$ws/MODULE.bazel"
+if grep -q '^bazel_dep(name = "rules_offload"' "$ws/MODULE.bazel"; then
+  ok "README.md's MODULE.bazel block ($(grep -c . "$ws/MODULE.bazel") lines) is the workspace's MODULE.bazel"
+else
+  bad "README.md has no MODULE.bazel block with bazel_dep(name = \"rules_offload\") between <!-- module:begin --> and <!-- module:end -->"
+fi
+# What the chroot differs in from the machine the examples name: no LLVM 16
+# there, and Debian's LLVM 23 ships no OpenMP device runtime for GPUs
+# (libomp-23-dev and liboffload-23-dev have libomp and libomptarget with its
+# plugins, no libompdevice): the OpenMP example uses the default toolchain's
+# clang-23 and runtime, offloading to the host CPU only, and the two OpenMP
+# GPU programs are left out. The GPU programs are a package of the
+# workspace, not a repository of their own.
+awk '/^offload_clang_toolchain\(/ && !done {skip = 1; done = 1
+       print "alias(\n    name = \"clang16\",\n    actual = \"@rules_offload//rules/toolchains:hermetic_clang\",\n)"}
+     !skip {print} skip && /^\)/ {skip = 0}' "$root/examples/openmp/BUILD.bazel" |
+  sed -e '/^ *"\(gfx90a\|sm_70\|sm_90\)",$/d' -e 's|/usr/lib/llvm-16/lib|/usr/lib/llvm-23/lib|' >"$ws/openmp/BUILD.bazel"
+awk '/^openmp_test_program\(/ {skip = 1} !skip {print} skip && /^\)/ {skip = 0}' "$root/tests/gpu/programs/BUILD.bazel" \
+  >"$ws/gpu/BUILD.bazel"
+sed -i 's|@rules_offload_examples//openmp:clang16|//openmp:clang16|' "$ws/gpu/defs.bzl"
+
+# Offline only: what a user with network access gets from the Bazel
+# Central Registry. rules_offload from this checkout; bazel_tools (Bazel
+# 7.7.1's own module) asks the registry for protobuf, zlib, buildozer and
+# apple_support, which Debian's /etc/bazel/bazelrc does not override:
+# empty stand-ins (no target of theirs is built). Debian's bazelrc already
+# overrides platforms, rules_cc, bazel_skylib and the other rules from
+# /usr/share/bazel.
+standins=$scratch/standins
+for m in protobuf zlib buildozer apple_support; do
+  mkdir -p "$standins/$m"
+  echo "module(name = \"$m\")" >"$standins/$m/MODULE.bazel"
+  : >"$standins/$m/BUILD.bazel"
+done
+{
+  echo "# Offline only (tests/bzlmod): modules from this checkout and stand-ins."
+  echo "common --override_module=rules_offload=$root"
+  for m in protobuf zlib buildozer apple_support; do
+    echo "common --override_module=$m=$standins/$m"
+  done
+  echo "common --lockfile_mode=off"
+  echo "# Bazel 7's WORKSPACE suffix would fetch rules_java's WORKSPACE-mode dependencies."
+  echo "common --noenable_workspace"
+  echo "# The workspace's own settings."
+  echo "# Debian's /etc/bazel/bazelrc sets --sandbox_debug, which keeps every action's sandbox (a"
+  echo "# symlink forest of the SDK files it reads): gigabytes of links to delete afterwards."
+  echo "build --nosandbox_debug"
+  echo "build --incompatible_strict_action_env"
+  echo "# The OpenMP example's host half: the C++ toolchain, with LLVM 23's clang to match its libomptarget."
+  echo "build --repo_env=CC=/usr/lib/llvm-23/bin/clang"
+  echo "build --jobs=2"
+  echo "test --test_output=errors"
+} >"$ws/.bazelrc"
+
+# 2. Every example and registration test.
+log="$scratch/test.log"
+t1=$(date +%s)
+bz test --keep_going ${ONLY:-//...} 2>&1 | tee "$log" | grep -E '^(//|@).* (PASSED|FAILED|NO STATUS|TIMEOUT)|^FAIL:|^ERROR:|Executed'
+status=${PIPESTATUS[0]}
+n_pass=$(grep -cE '^(//|@)[^ ]+ +(\(cached\) )?PASSED' "$log")
+n_fail=$(grep -cE '^(//|@)[^ ]+ +(\(cached\) )?(FAILED|NO STATUS|TIMEOUT|INCOMPLETE)' "$log")
+passed=$((passed + n_pass))
+failed=$((failed + n_fail))
+if [ "$status" -ne 0 ] && [ "$n_fail" -eq 0 ]; then
+  bad "bazel test exited $status (see the ERROR lines above)"
+elif [ "$n_fail" -gt 0 ]; then
+  failures+=("$n_fail Bazel tests")
+fi
+echo "bazel test //...: $n_pass passed, $n_fail failed ($(($(date +%s) - t1))s; $(grep -oE 'INFO: [0-9]+ processes' "$log" | tail -1))"
+main_bin=$(bz info bazel-bin 2>/dev/null)
+if [ -n "${ONLY:-}" ]; then # (developing: ONLY=targets runs check 2 alone on them)
+  echo "$passed passed, $failed failed"
+  exit 0
+fi
+
+# 3. The GPU programs of make gpu-check, as users ship them (-c opt).
+programs=(//cuda:vector_add_main //cuda:saxpy_main //gpu:ptx_jit //gpu:cub_block_reduce //gpu:curand_device
+  //gpu:thrust_sort_reduce)
+t1=$(date +%s)
+if bz build -c opt "${programs[@]}" >"$scratch/gpu.log" 2>&1; then
+  opt_bin=$(bz info -c opt bazel-bin 2>/dev/null)
+  ok "the ${#programs[@]} GPU programs of make gpu-check build -c opt ($(($(date +%s) - t1))s)"
+  # The CUDA ones link cudart statically: no libcudart.so needed, and with
+  # no GPU (no driver) each must reach the runtime's "no device" error.
+  for p in "${programs[@]}"; do
+    case "$p" in *openmp*) continue ;; esac
+    f=$opt_bin/${p#//}
+    f=${f/://}
+    out=$("$f" 2>&1)
+    st=$?
+    if [ $st -eq 2 ] && grep -q "no device" <<<"$out" && ! readelf -d "$f" | grep -q 'libcudart\.so'; then
+      ok "$p (cudart static) runs to: $(head -1 <<<"$out")"
+    else
+      bad "$p exited $st: $out"
+    fi
+  done
+else
+  bad "the GPU programs -c opt: $(grep -m5 -E 'ERROR|error' "$scratch/gpu.log")"
+fi
+
+# 4 and 5: nginx as a Bazel HTTP cache (WebDAV PUT) on 127.0.0.1.
+mkdir -p "$scratch/nginx/logs" "$scratch/nginx/tmp" "$scratch/cache"
+chmod 0777 "$scratch/cache" "$scratch/nginx/tmp"
+chmod 0755 "$scratch"
+port=""
+for try in 1 2 3 4 5; do
+  p=$((20000 + (RANDOM % 30000)))
+  nginx_conf="$scratch/nginx/nginx.conf"
+  cat >"$nginx_conf" <<EOF
+worker_processes 1;
+pid $scratch/nginx/nginx.pid;
+error_log $scratch/nginx/logs/error.log;
+events { worker_connections 64; }
+http {
+  access_log $scratch/nginx/logs/access.log;
+  client_body_temp_path $scratch/nginx/tmp;
+  client_max_body_size 0;
+  server {
+    listen 127.0.0.1:$p;
+    location / {
+      root $scratch/cache;
+      dav_methods PUT;
+      create_full_put_path on;
+      dav_access user:rw group:rw all:r;
+    }
+  }
+}
+EOF
+  if nginx -p "$scratch/nginx" -c "$nginx_conf" 2>"$scratch/nginx/start.err"; then
+    port=$p
+    break
+  fi
+done
+examples=(//hip/... //cuda/... //openmp/...)
+if [ -z "$port" ]; then
+  nginx_conf=""
+  bad "nginx did not start: $(cat "$scratch/nginx/start.err")"
+else
+  cache=(--remote_cache="http://127.0.0.1:$port" --remote_upload_local_results)
+  # 4. A fresh output base; the cache starts empty, so every action runs here.
+  ob1="$scratch/ob_1"
+  t1=$(date +%s)
+  if (cd "$ws" && bazel --output_base="$ob1" build "${cache[@]}" "${examples[@]}") >"$scratch/build1.log" 2>&1; then
+    bin1=$(cd "$ws" && bazel --output_base="$ob1" info bazel-bin 2>/dev/null)
+    (cd "$ws" && bazel --output_base="$ob1" shutdown)
+    diffs=""
+    count=0
+    # Every file the fresh build wrote, against the first build's copy
+    # (runfiles manifests list absolute paths by design).
+    while IFS= read -r f; do
+      count=$((count + 1))
+      cmp -s "$main_bin/$f" "$bin1/$f" || diffs+=" $f"
+    done < <(cd "$bin1" && find hip cuda openmp -type f ! -path '*.runfiles*' ! -name '*runfiles_manifest' | sort)
+    if [ "$count" -gt 0 ] && [ -z "$diffs" ]; then
+      ok "determinism: $count example outputs byte-identical across two output bases ($(($(date +%s) - t1))s)"
+    else
+      bad "determinism: $count files compared, differing:$diffs"
+    fi
+    uploads=$(find "$scratch/cache" -type f | wc -l)
+
+    # 5. Another fresh output base: everything must come from the cache.
+    ob2="$scratch/ob_2"
+    if (cd "$ws" && bazel --output_base="$ob2" build "${cache[@]}" \
+      --execution_log_json_file="$scratch/exec2.json" "${examples[@]}") >"$scratch/build2.log" 2>&1; then
+      summary=$(grep -E 'INFO: [0-9]+ processes' "$scratch/build2.log" | tail -1)
+      hits=$(grep -oE '[0-9]+ remote cache hit' <<<"$summary" | grep -oE '^[0-9]+')
+      offload_spawns=$(grep -cE '"mnemonic": ?"Offload' "$scratch/exec2.json")
+      local_runs=$(grep -oE '[0-9]+ (processwrapper-sandbox|linux-sandbox|local|sandbox|worker)' <<<"$summary" || true)
+      bin2=$(cd "$ws" && bazel --output_base="$ob2" info bazel-bin 2>/dev/null)
+      same=yes
+      cmp -s "$main_bin/hip/scale.hipfb" "$bin2/hip/scale.hipfb" || same=no
+      (cd "$ws" && bazel --output_base="$ob2" shutdown)
+      if [ -n "$hits" ] && [ "$hits" -gt 0 ] && [ -z "$local_runs" ] && [ "$offload_spawns" -gt 0 ] && [ $same = yes ]; then
+        ok "remote cache: $uploads entries uploaded; a clean build took all $hits actions ($offload_spawns Offload*) from the cache: $summary"
+      else
+        bad "remote cache: summary '$summary' ($offload_spawns Offload* spawns, locally run: ${local_runs:-none}, same bytes: $same)"
+      fi
+    else
+      bad "remote cache: build in a fresh output base failed: $(tail -5 "$scratch/build2.log")"
+    fi
+  else
+    bad "determinism: build in a fresh output base failed: $(tail -5 "$scratch/build1.log")"
+  fi
+fi
+
+echo
+echo "tests/bzlmod took $(($(date +%s) - start))s"
+if [ "$failed" -gt 0 ]; then
+  printf 'failed: %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
