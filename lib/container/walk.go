@@ -74,6 +74,11 @@ type WalkOptions struct {
 	// its head says, and that format's reader says why when the bytes are
 	// not one. FormatNone recognises it as every other part is.
 	As Format
+	// Decoded, with As FormatCCOB, is the format each of the input's
+	// compressed records decodes to (a runtime that decompresses what it
+	// is handed, such as HIP's): read as that format whatever its head
+	// says, as As is.
+	Decoded Format
 }
 
 // Visitor hears of every part of a walk.
@@ -165,8 +170,8 @@ func (w *walk) part(p *Part) error {
 	if p.contents() {
 		p.TooDeep = p.Same == nil && p.Depth > w.opt.MaxDepth
 		p.Format, p.Comment = Recognise(headOf(p.Data, 64))
-		if p.Parent == nil && w.opt.As != FormatNone {
-			p.Format = w.opt.As
+		if f := w.as(p); f != FormatNone {
+			p.Format = f
 		}
 	}
 	inside, err := w.v.Enter(p)
@@ -184,6 +189,18 @@ func (w *walk) part(p *Part) error {
 		err = w.inside(p)
 	}
 	return w.v.Leave(p, err)
+}
+
+// as is the format the caller says p is (As, Decoded); FormatNone where
+// it says nothing and p is recognised from its head.
+func (w *walk) as(p *Part) Format {
+	switch {
+	case p.Parent == nil:
+		return w.opt.As
+	case w.opt.As == FormatCCOB && p.Kind == Payload && p.Parent.Kind == Record && p.Parent.Parent.Parent == nil:
+		return w.opt.Decoded
+	}
+	return FormatNone
 }
 
 // key is p's range of its blob, for parts that may be met again.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rules-offload/rules_offload/lib/budget"
+	"github.com/rules-offload/rules_offload/lib/ccob"
 	"github.com/rules-offload/rules_offload/lib/container"
 	"github.com/rules-offload/rules_offload/lib/cubin"
 	"github.com/rules-offload/rules_offload/lib/elfobj"
@@ -50,24 +51,39 @@ func (rec *Record) Images(u *Unit) ([]*Image, error) {
 
 // registered says what each runtime's registration call is handed.
 var registered = map[string]takes{
-	"cuda":   {container.FormatNVFatbin, false},     // __cudaRegisterFatBinary
-	"hip":    {container.FormatBundle, false},       // __hipRegisterFatBinary
-	"openmp": {container.FormatOffloadBinary, true}, // __tgt_register_lib: LLVM's new driver's, or legacy entries' image
+	"cuda":   {container.FormatNVFatbin, false, false},     // __cudaRegisterFatBinary
+	"hip":    {container.FormatBundle, false, true},        // __hipRegisterFatBinary: plain, or --offload-compress's
+	"openmp": {container.FormatOffloadBinary, true, false}, // __tgt_register_lib: LLVM's new driver's, or legacy entries' image
 }
 
 // takes is what a registration call is handed: a container of format,
 // read as one whatever its head says (its reader says why when it is not
 // one), or, where image is set, either such a container or the device
-// image itself.
+// image itself; where compressed is set, also such a container compressed
+// as clang-offload-bundler compresses bundles (CCOB), which the runtime
+// decompresses before it reads it.
 type takes struct {
-	format container.Format
-	image  bool
+	format     container.Format
+	image      bool
+	compressed bool
+}
+
+// as is the format a blob handed to the call is read as: the call's, or
+// compressed records of it where the call takes those and the blob's head
+// says it is one.
+func (reg takes) as(r io.ReaderAt) container.Format {
+	head := make([]byte, 8)
+	n, _ := r.ReadAt(head, 0)
+	if reg.compressed && ccob.IsCompressed(head[:n]) {
+		return container.FormatCCOB
+	}
+	return reg.format
 }
 
 // declared is what the blob's compressed images declare they inflate to,
 // from headers alone, for the record's check before inflating any.
 func declared(kind string, r *io.SectionReader) uint64 {
-	return container.Declared(registered[kind].format, r, r.Size())
+	return container.Declared(registered[kind].as(r), r, r.Size())
 }
 
 // readImages lists the images of a blob of kind as container.Walk meets
@@ -83,23 +99,25 @@ func readImages(kind string, r *io.SectionReader, b *budget.Budget, tempDir stri
 	defer temps.Close()
 	opt := container.WalkOptions{Budget: b, Temps: temps}
 	if !reg.image {
-		opt.As = reg.format
+		// A compressed one is read as what its records decode to is.
+		opt.As, opt.Decoded = reg.as(r), reg.format
 	}
-	v := &images{format: reg.format}
+	v := &images{format: reg.format, compressed: reg.compressed}
 	err := container.Walk(r, r.Size(), "", opt, v)
 	return v.out, err
 }
 
 // images is the walk's visitor: it reads the images of one blob.
 type images struct {
-	format container.Format // what the blob is, unless it is the image itself
-	out    []*Image
+	format     container.Format // what the blob is, unless it is the image itself
+	compressed bool             // or such a container compressed (takes)
+	out        []*Image
 }
 
 func (v *images) Enter(p *container.Part) (bool, error) {
 	switch p.Kind {
 	case container.Root:
-		if p.Format == v.format {
+		if p.Format == v.format || v.compressed && p.Format == container.FormatCCOB {
 			return true, nil
 		}
 		// The device image itself, whose target the recorder cannot know.
@@ -114,16 +132,26 @@ func (v *images) Enter(p *container.Part) (bool, error) {
 		return false, v.offloadImage(p)
 	case container.FatbinEntry:
 		return v.fatbinEntry(p)
-	case container.Payload: // of a compressed fat-binary entry: nothing else is looked inside
+	case container.Record: // of a compressed container, read as the container (WalkOptions.Decoded)
+		return true, nil
+	case container.Payload:
+		if p.Parent.Kind == container.Record {
+			return true, nil
+		}
+		// Of a compressed fat-binary entry: nothing else is looked inside.
 		return false, v.inflated(p)
 	}
 	return false, nil
 }
 
-// Leave names the entry whose inflation failed.
+// Leave names the entry whose inflation failed, and the compressed
+// record whose container is malformed.
 func (v *images) Leave(p *container.Part, err error) error {
-	if err != nil && p.Kind == container.FatbinEntry && p.Tag == nil {
+	switch {
+	case err != nil && p.Kind == container.FatbinEntry && p.Tag == nil:
 		return fmt.Errorf("%s: %w", p.Fatbin.ArchName(), err)
+	case err != nil && p.Kind == container.Record:
+		return fmt.Errorf("compressed bundle at offset %d: %w", p.Record.Offset, err)
 	}
 	return err
 }

@@ -220,9 +220,10 @@ func TestParseRejects(t *testing.T) {
 }
 
 // Images that are not what their kind says fail with the unit named, and
-// the reader of what the kind's runtime takes saying why: a CCOB is no
-// bundle to this check (the HIP runtime's own reading aside), an ELF file
-// no fat binary, whatever else their heads say.
+// the reader of what the kind's runtime takes saying why: an ELF file is
+// no bundle or fat binary, whatever else its head says; a compressed
+// bundle (CCOB) is read as HIP's runtime reads it, and what it decodes to
+// is read as a bundle.
 func TestBadImages(t *testing.T) {
 	b := []byte(Magic + "\nfatbin 0 cuda 0x466243b1 4\njunk\nend 1\n")
 	if _, err := Check(mustParse(t, b), Options{}); err == nil || !strings.Contains(err.Error(), "cuda fat binary 0") {
@@ -233,7 +234,8 @@ func TestBadImages(t *testing.T) {
 		unit unit
 		want string
 	}{
-		{unit{"hip", [][]byte{ccob}, nil}, "hip fat binary 0, image 0: bundle: missing magic"},
+		{unit{"hip", [][]byte{ompImage("k")}, nil}, "hip fat binary 0, image 0: bundle: missing magic"},
+		{unit{"hip", [][]byte{ccob}, nil}, "hip fat binary 0, image 0: compressed bundle at offset 0: bundle entry hipv4-amdgcn-amd-amdhsa--gfx906: elfobj: not an ELF file"},
 		{unit{"cuda", [][]byte{ompImage("k")}, nil}, "cuda fat binary 0, image 0: nvfatbin: bad magic"},
 	} {
 		_, err := Check(mustParse(t, record(c.unit)), Options{})
@@ -277,12 +279,14 @@ func FuzzCheck(f *testing.F) {
 	fmt.Fprintf(&b, "%s\nfatbin 0 cuda 0x466243b1 %d\n%s\nfunction 0 K\nvar 0 v\nend 3\n", Magic, len(fb), fb)
 	f.Add(b.Bytes())
 	f.Add([]byte(Magic + "\nfatbin 0 hip 0x48495046 24\n__CLANG_OFFLOAD_BUNDLE__\nfunction 0 K\nend 2\n"))
-	// Entries sharing a payload: a bundle's, an OffloadBinary's; and a
-	// compressed OffloadBinary.
+	// Entries sharing a payload: a bundle's, compressed or not, an
+	// OffloadBinary's; and a compressed OffloadBinary.
 	obj := withMachine(fakeCubin(0, nil, []string{"K.kd"}), 224)
 	ids := []string{"hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a"}
 	off := hostile.BundleHeaderSize(ids)
-	f.Add(record(unit{"hip", [][]byte{hostile.Bundle([]hostile.BundleEntry{{ID: ids[0], Offset: off, Size: uint64(len(obj))}, {ID: ids[1], Offset: off, Size: uint64(len(obj))}}, obj)}, []string{"function K"}}))
+	shared := hostile.Bundle([]hostile.BundleEntry{{ID: ids[0], Offset: off, Size: uint64(len(obj))}, {ID: ids[1], Offset: off, Size: uint64(len(obj))}}, obj)
+	f.Add(record(unit{"hip", [][]byte{shared}, []string{"function K"}}))
+	f.Add(record(unit{"hip", [][]byte{hostile.CCOBZlib(shared)}, []string{"function K"}}))
 	f.Add(record(unit{"openmp", [][]byte{sharedOffloadBinary(2, ompImage("__omp_offloading_1_k"))}, []string{"function __omp_offloading_1_k"}}))
 	f.Add(record(unit{"openmp", [][]byte{compressedOffloadBinary(ompImage("__omp_offloading_1_k"), 64)}, []string{"function __omp_offloading_1_k"}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
