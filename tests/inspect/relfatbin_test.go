@@ -101,7 +101,7 @@ func TestNVCC118RelocatableObjects(t *testing.T) {
 	}
 }
 
-// CUDA 13's -rdc objects (the fixtures of issue 37): inspect lists the
+// CUDA 13's -rdc objects (made by nvcc 13 on a GPU machine, docs/provenance.md): inspect lists the
 // entries cuobjdump 13.0 listed, each inflated (CUDA 13 compresses them
 // with ZSTD), and extract writes all of them: k2's cubins are, byte for
 // byte, what nvcc 13 -cubin -rdc=true wrote for the same source.
