@@ -22,13 +22,17 @@ layouts_sums() { # BAZEL_BIN: sha256 and path of what the two tests built (devic
   (cd "$1" && find cuda -type f ! -name '*.runfiles_manifest' ! -name 'MANIFEST' ! -name '*.params' \
     ! -path '*.runfiles/*' ! -name '*.sh' ! -name '*.record' -print0 | sort -z | xargs -0 sha256sum)
 }
+# The machine's CUDA builds in an output base of its own, as each layout
+# does below: the user workspace's bazel-bin also holds what earlier checks
+# built there (other targets of //cuda), which a fresh output base lacks.
 declare_sdks
-if user_bz test "${bazel_flags[@]}" "${layouts_targets[@]}" >"$scratch/h9_local.log" 2>&1; then
-  layouts_sums "$(user_bz info "${bazel_flags[@]}" bazel-bin 2>/dev/null)" >"$scratch/h9_local.sums"
+local_bz() { (cd "$user" && bazel --output_base="$scratch/ob_layouts_local" "$@"); }
+if local_bz test "${bazel_flags[@]}" "${layouts_targets[@]}" >"$scratch/h9_local.log" 2>&1; then
+  layouts_sums "$(local_bz info "${bazel_flags[@]}" bazel-bin 2>/dev/null)" >"$scratch/h9_local.sums"
 else
   bad "H9: the Thrust and cuBLAS programs with the machine's CUDA: $(grep -m3 -E 'ERROR|error' "$scratch/h9_local.log")"
 fi
-user_bz shutdown >/dev/null 2>&1
+local_bz shutdown >/dev/null 2>&1
 
 # Debian 12's CUDA 11.8 files: its headers (nvidia-cuda-dev), CCCL's
 # (libthrust-dev, libcub-dev, libcu++-dev), tools, libdevice, libraries.
