@@ -34,7 +34,7 @@ import (
 	"time"
 )
 
-// Caps of the robustness tests: what issue 27 asks of every reader.
+// Caps of the robustness tests: what the robustness reviews ask of every reader.
 const (
 	MaxRSS  = 256 << 20
 	MaxTime = 2 * time.Second

@@ -17,7 +17,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add(object(0x14c, 24, false, []section{long, {"//AAAAAE", []byte("b")}}))
 	f.Add(object(0x8664, 0, true, []section{text, long}))
 	f.Add(append([]byte{0x64, 0x86, 0xff, 0xff}, make([]byte, 60)...))
-	f.Add(hostile.COFFLongNames(40, 8192, 97)) // issue 27's long names, small
+	f.Add(hostile.COFFLongNames(40, 8192, 97)) // the robustness review's long names, small
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Open(bytes.NewReader(b), int64(len(b)), "fuzz.obj")
 		if err != nil {

@@ -205,7 +205,7 @@ func FuzzWalk(f *testing.F) {
 	f.Add(hostile.CCOB(hostile.CCOB([]byte("x"), 0), 0))
 	f.Add(hostile.OffloadBinaryBomb(4096, "gfx906"))
 	f.Add(coffWith([]string{".llvm.offloading"}, [][]byte{coffPackage(f)}))
-	// Issue 27's, small: long COFF names, LZ4 fat binary entries in a
+	// The robustness review's, small: long COFF names, LZ4 fat binary entries in a
 	// CCOB, a record declaring far more than its bundle header.
 	f.Add(hostile.CCOBZlib(hostile.COFFLongNames(20, 4096, 0)))
 	f.Add(hostile.CCOBZlib(hostile.NVFatbin([]hostile.NVEntry{

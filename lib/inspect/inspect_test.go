@@ -235,7 +235,7 @@ func FuzzInspect(f *testing.F) {
 	f.Add([]byte("\n// __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\nx\n// __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n"))
 	coff, _ := coffWith([]string{".llvm.offloading"}, [][]byte{coffPackage(f)})
 	f.Add(coff)
-	// Issue 27's hostile inputs, small.
+	// The robustness review's hostile inputs, small.
 	f.Add(hostile.CCOBZlib(hostile.COFFLongNames(20, 4096, 0)))
 	f.Add(hostile.CCOBZlib(hostile.NVFatbin([]hostile.NVEntry{
 		{Kind: 1, Arch: 80, Header: 72, Payload: hostile.LZ4Literals([]byte("ptx\x00")), Inflated: 4},
@@ -253,7 +253,7 @@ func FuzzInspect(f *testing.F) {
 
 // A compressed bundle larger than the prefix kept in memory is read
 // whole: the walk of the prefix reads past it, and the record is decoded
-// again into a temporary file (issue 27, row 8).
+// again into a temporary file, as the robustness review asked.
 func TestCompressedBundleLargerThanPrefix(t *testing.T) {
 	ids := []string{"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a"}
 	elf := append([]byte("\x7fELF\x02\x01\x01"), make([]byte, 57)...)

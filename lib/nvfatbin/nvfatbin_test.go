@@ -183,7 +183,7 @@ func TestReadRejects(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add([]byte{0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add(seedFatbin())
-	// Issue 27's hostile containers, small: long strings in large headers,
+	// The robustness review's hostile containers, small: long strings in large headers,
 	// and many LZ4-compressed entries.
 	f.Add(hostile.NVFatbin([]hostile.NVEntry{{Kind: 1, Arch: 80, Header: 4096, LongStrings: true, Payload: []byte("x\x00")}}))
 	f.Add(hostile.NVFatbin([]hostile.NVEntry{

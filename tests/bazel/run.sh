@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bazel 4.2.3 integration tests of rules_offload (issue 4), offline.
+# Bazel 4.2.3 integration tests of rules_offload, offline.
 #
 #   tests/bazel/run.sh          # everything
 #   KEEP=1 tests/bazel/run.sh   # keep the scratch output bases and logs

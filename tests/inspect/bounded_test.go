@@ -13,7 +13,7 @@ import (
 	"github.com/rules-offload/rules_offload/internal/llvmtest"
 )
 
-// The tests here run each command on a hostile input under issue 27's
+// The tests here run each command on a hostile input under the robustness
 // caps (256 MiB resident, 2 s): it must finish, or refuse with a clear
 // error, within them.
 

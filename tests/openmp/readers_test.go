@@ -12,7 +12,7 @@ import (
 // bitcode below (scripts/install-deps.sh installs them all).
 var readerClangs = []int{13, 14, 15, 16, 19, 22}
 
-// TestEveryClangRunsTheWrapper is the table of issue 26 on the real
+// TestEveryClangRunsTheWrapper is the table of wrapper readers on the real
 // runtime: LLVM 14's clang-offload-wrapper, ours under that name (with and
 // without the AMD variant's --offload-arch) and `offload wrap
 // --entries=legacy` (bitcode and IR text, as written by default for LLVM

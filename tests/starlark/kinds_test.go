@@ -15,7 +15,7 @@ import (
 
 // Decisions about the offload kind live in rules/private/kinds/*.bzl and
 // those about the device family in rules/private/kinds/families.bzl; the
-// rest of rules/ asks them (issue 28). This is the issue's measure.
+// rest of rules/ asks them. This is the measure of the kinds' separation.
 // A hand-written list of kinds (an attribute's values or default) is a
 // branch too: a new kind would have to be added to it by hand.
 var kindBranch = regexp.MustCompile(`kind *(==|!=) *"(hip|cuda|openmp)"|triple\.startswith\("(amdgcn|nvptx|spirv)|(values|default) = \[?"(hip|cuda|openmp)"`)

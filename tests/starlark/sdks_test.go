@@ -15,7 +15,7 @@ import (
 // provider and the struct that describes it, in one file. The registry's
 // line is all else it needs: the module extension gets a tag for it and
 // offload_clang_toolchain an attribute whose flags and files reach sycl's
-// compiles (issue 28).
+// compiles.
 const oneapiSDK = `load("//rules/sdk:common.bzl", "no_workspace_attrs")
 
 OffloadOneapiInfo = provider(fields = ["found", "error", "root", "files"])

@@ -1,6 +1,6 @@
 // Command offloadbench measures offload against LLVM 22's tools and cp on
 // the same files, and prints a markdown table of medians, peak memory,
-// ratios and whether each target of issue 5 is met. tests/bench/run.sh
+// ratios and whether each performance target is met. tests/bench/run.sh
 // builds offload and runs it; see docs/performance.md for a measured run.
 //
 // It is a benchmark, not a test: nothing here runs under go test.

@@ -176,7 +176,7 @@ func removeAll(paths []string) {
 	}
 }
 
-// check is one target of issue 5, evaluated on a case's results.
+// check is one performance target (docs/performance.md), evaluated on a case's results.
 type check struct {
 	desc string
 	eval func(r result) (value string, ok bool, known bool)
