@@ -120,25 +120,7 @@ func TestKindsAndFamiliesAnswerAlike(t *testing.T) {
 // rules/private/kinds/registry.bzl (a load and the _ALL line), and its
 // SDK: rules/sdk/oneapi.bzl (new) and a line in rules/sdk/registry.bzl.
 func TestFourthKindIsOneFileAndARegistryLine(t *testing.T) {
-	root := t.TempDir()
-	src := filepath.Join(repoRoot, "rules")
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".bzl") {
-			return err
-		}
-		rel, _ := filepath.Rel(repoRoot, path)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(root, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := copyRules(t)
 	kinds := filepath.Join(root, "rules", "private", "kinds")
 	// The kind file: a table of phases from contract.bzl's constructors,
 	// for SPIR-V only, with no bundler entry kind of its own; what it does

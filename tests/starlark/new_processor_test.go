@@ -15,7 +15,8 @@ import (
 // by lib/targetid's TestNewProcessorIsOneRow from its generator.
 var newProcessorRows = filepath.Join(repoRoot, "lib", "targetid", "testdata", "new_processor.bzl")
 
-// copyRules copies the repository's .bzl files under a temporary root.
+// copyRules copies the repository's .bzl files under a temporary root, where a
+// test may add a throwaway kind or processor without touching the checkout.
 func copyRules(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
