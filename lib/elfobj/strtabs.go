@@ -48,7 +48,10 @@ func (p *removal) planTables(rw *rewrite, extra []string) (*newTables, error) {
 		}
 	}
 	shstr := f.ShStrIndex
-	if sym < 0 || !p.rebuildable(int(f.Sections[sym].Link)) || !p.rebuildable(shstr) {
+	if sym < 0 {
+		return p.planNamesOnly(extra)
+	}
+	if !p.rebuildable(int(f.Sections[sym].Link)) || !p.rebuildable(shstr) {
 		return nil, nil
 	}
 	str := int(f.Sections[sym].Link)
@@ -92,6 +95,31 @@ func (p *removal) planTables(rw *rewrite, extra []string) (*newTables, error) {
 		t.tables[str], t.symOff, _ = symNames.build()
 		t.tables[shstr], t.secOff, t.extra = secNames.build()
 	}
+	return t, nil
+}
+
+// planNamesOnly plans an object without a symbol table (one stripped
+// with --strip-all, say): llvm-objcopy still lays its section-name table
+// out again, sorted as StringTableBuilder sorts, so appending the new names
+// would give other bytes than LLVM's.
+func (p *removal) planNamesOnly(extra []string) (*newTables, error) {
+	f := p.f
+	shstr := f.ShStrIndex
+	if !p.rebuildable(shstr) {
+		return nil, nil
+	}
+	old, err := p.readTable(shstr)
+	if err != nil {
+		return nil, err
+	}
+	names := &tableLayout{old: strtabs.NewTable(old, "\x00"), extra: extra}
+	for i, s := range f.Sections {
+		if i != 0 && !p.dropped[i] {
+			names.offs = append(names.offs, s.nameOff)
+		}
+	}
+	t := &newTables{tables: map[int][]byte{}}
+	t.tables[shstr], t.secOff, t.extra = names.build()
 	return t, nil
 }
 
@@ -182,7 +210,7 @@ func (t *newTables) apply(p *removal, o *outSec, old int) {
 	if old != 0 {
 		o.hdr.nameOff = t.secOff[o.hdr.nameOff]
 	}
-	if old == t.symtab {
+	if t.symtab > 0 && old == t.symtab {
 		o.emit = p.symtabEmitter(p.f.Sections[old], t.symOff)
 	}
 }
