@@ -2,6 +2,7 @@
 
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//rules/private/kinds:registry.bzl", "KIND_NAMES")
+load(":device_code_check.bzl", "device_code_aspect")
 load(":native.bzl", "OffloadNativeTargetsInfo")
 load(":providers.bzl", "OffloadClangInfo")
 
@@ -45,10 +46,12 @@ def compile_attrs(default_type):
             doc = "Libraries whose headers, include paths and defines the device code uses, and " +
                   "dependents' too (cc_library's deps).",
             providers = [CcInfo],
+            aspects = [device_code_aspect],
         ),
         "implementation_deps": attr.label_list(
             doc = "Libraries these compiles use whose headers dependents do not see (linked as deps).",
             providers = [CcInfo],
+            aspects = [device_code_aspect],
         ),
         "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
         "compiler": attr.label(

@@ -10,9 +10,55 @@ A code object serves a target when the processor is the same and no feature
 contradicts one the target sets: gfx906:xnack- serves gfx906:xnack- and
 gfx906 (the runtime picks it on a device running with XNACK off), not
 gfx906:xnack+.
+
+The libraries are found through deps and implementation_deps at any depth
+(device_code_aspect): a HIP library that depends on a cc_library of the
+project which links rocRAND runs rocRAND's kernels just the same.
 """
 
 load(":providers.bzl", "OffloadDeviceCodeLibraryInfo")
+
+_DeviceCodeLibrariesInfo = provider(
+    doc = "The SDK libraries with device code that a target links, at any depth.",
+    fields = {
+        "libraries": "depset of struct(label, library, file, code_objects): OffloadDeviceCodeLibraryInfo with the label.",
+    },
+)
+
+_DEP_ATTRS = ["deps", "implementation_deps"]
+
+def _collect_impl(target, ctx):
+    own = []
+    if OffloadDeviceCodeLibraryInfo in target:
+        info = target[OffloadDeviceCodeLibraryInfo]
+        own.append(struct(
+            label = str(target.label),
+            library = info.library,
+            file = info.file,
+            code_objects = tuple(info.code_objects),
+        ))
+    transitive = [
+        dep[_DeviceCodeLibrariesInfo].libraries
+        for name in _DEP_ATTRS
+        for dep in getattr(ctx.rule.attr, name, [])
+        if _DeviceCodeLibrariesInfo in dep
+    ]
+    return [_DeviceCodeLibrariesInfo(libraries = depset(own, transitive = transitive))]
+
+device_code_aspect = aspect(
+    implementation = _collect_impl,
+    attr_aspects = _DEP_ATTRS,
+    doc = "Collects OffloadDeviceCodeLibraryInfo through deps and implementation_deps.",
+)
+
+def _libraries(dep):
+    """The device-code libraries dep is or links, as structs."""
+    if _DeviceCodeLibrariesInfo in dep:
+        return dep[_DeviceCodeLibrariesInfo].libraries.to_list()
+    if OffloadDeviceCodeLibraryInfo in dep:
+        info = dep[OffloadDeviceCodeLibraryInfo]
+        return [struct(label = str(dep.label), library = info.library, file = info.file, code_objects = info.code_objects)]
+    return []
 
 def _split(target_id):
     parts = target_id.split(":")
@@ -31,33 +77,34 @@ def _serves(code_object, target):
     return True
 
 def device_code_error(deps, targets):
-    """Why a library among deps has no device code for one of targets, or "".
+    """Why a library deps link has no device code for one of targets, or "".
 
     Args:
-      deps: the rule's deps (Targets); those without OffloadDeviceCodeLibraryInfo are skipped.
+      deps: the rule's deps and implementation_deps (Targets), seen through device_code_aspect.
       targets: resolved targets (targets.resolve_targets).
 
     Returns:
       string.
     """
     for dep in deps:
-        if OffloadDeviceCodeLibraryInfo not in dep:
-            continue
-        info = dep[OffloadDeviceCodeLibraryInfo]
-        missing = [
-            t.name
-            for t in targets
-            if not [c for c in info.code_objects if _serves(c, t)]
-        ]
-        if missing:
-            return ("%s (%s) has no device code for %s: its code objects are for %s. Drop %s, or use an " +
+        for lib in _libraries(dep):
+            missing = [
+                t.name
+                for t in targets
+                if not [c for c in lib.code_objects if _serves(c, t)]
+            ]
+            if not missing:
+                continue
+            via = "" if lib.label == str(dep.label) else " (linked through %s)" % dep.label
+            return ("%s (%s)%s has no device code for %s: its code objects are for %s. Drop %s, or use an " +
                     "installation of %s built for %s") % (
-                dep.label,
-                info.file,
+                lib.label,
+                lib.file,
+                via,
                 ", ".join(missing),
-                ", ".join(info.code_objects),
+                ", ".join(lib.code_objects),
                 "that target" if len(missing) == 1 else "those targets",
-                info.library,
+                lib.library,
                 ", ".join(missing),
             )
     return ""

@@ -53,7 +53,7 @@ def resolve_or_fail(ctx, clang, specs, kind, code_object):
     if not err:
         err = sdk_error(clang, kind, targets, ctx.attr.copts)
     if not err:
-        err = device_code_error(getattr(ctx.attr, "deps", []), targets)
+        err = device_code_error(getattr(ctx.attr, "deps", []) + getattr(ctx.attr, "implementation_deps", []), targets)
     if err:
         fail("%s: %s" % (ctx.label, err))
     return targets
