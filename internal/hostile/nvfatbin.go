@@ -18,6 +18,9 @@ type NVEntry struct {
 	// Stored, when not 0, is the compressed size the header declares in
 	// place of the payload's.
 	Stored int
+	// Accelerated sets the flag of an architecture-specific target
+	// (0x100000, sm_90a), whatever Arch is.
+	Accelerated bool
 }
 
 // NVFatbin returns an NVIDIA fat binary container of the entries, laid
@@ -54,6 +57,9 @@ func NVFatbin(entries []NVEntry) []byte {
 			}
 			le.PutUint32(h[16:], uint32(stored))
 			le.PutUint64(h[56:], uint64(e.Inflated))
+		}
+		if e.Accelerated {
+			flags |= 0x100000
 		}
 		le.PutUint64(h[40:], flags)
 		if e.LongStrings {

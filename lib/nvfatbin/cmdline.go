@@ -10,11 +10,13 @@ import (
 // ImageSpec is one image named on fatbinary's command line: the value of
 // --image ("profile=sm_70,file=k.cubin", "profile=compute_70,file=k.ptx")
 // or of --image3 ("kind=elf,sm=70,file=k.cubin", "kind=ptx,sm=70,...",
-// what clang's CUDA driver writes).
+// what clang's CUDA driver writes). An architecture-specific target
+// (sm=90a, profile=sm_90a) has Accelerated set.
 type ImageSpec struct {
-	Kind Kind
-	Arch int
-	File string
+	Kind        Kind
+	Arch        int
+	Accelerated bool
+	File        string
 }
 
 // SpecError says which image option cannot be read, and why.
@@ -33,27 +35,31 @@ func ParseImage(spec string) (ImageSpec, error) {
 		return ImageSpec{}, err
 	}
 	s := ImageSpec{File: kv["file"]}
-	profile := kv["profile"]
+	profile, arch := kv["profile"], ""
 	switch {
 	case strings.HasPrefix(profile, "sm_"):
-		s.Kind, s.Arch = KindELF, archNumber(profile[len("sm_"):])
+		s.Kind, arch = KindELF, profile[len("sm_"):]
 	case strings.HasPrefix(profile, "compute_"):
-		s.Kind, s.Arch = KindPTX, archNumber(profile[len("compute_"):])
-	}
-	if s.Arch == 0 {
+		s.Kind, arch = KindPTX, profile[len("compute_"):]
+	default:
 		return ImageSpec{}, &SpecError{"image", spec, fmt.Sprintf("unknown profile %q: want sm_NN or compute_NN", profile)}
+	}
+	if s.Arch, s.Accelerated, err = parseArch(arch); err != nil {
+		return ImageSpec{}, &SpecError{"image", spec, fmt.Sprintf("unknown profile %q: %v", profile, err)}
 	}
 	return s, nil
 }
 
 // ParseImage3 reads the value of --image3. Where fatbinary reads sm= as C
-// reads a number ("70a" as 70, "-5" as 4294967291), a number is required.
+// reads a number ("070" as 70, "-5" as 4294967291) and takes any "a"
+// (CUDA 12.4's writes sm_70a), an architecture is required: a number, or
+// one with an "a" target ("90a").
 func ParseImage3(spec string) (ImageSpec, error) {
 	kv, err := keywords("image3", spec, "kind", "sm", "file")
 	if err != nil {
 		return ImageSpec{}, err
 	}
-	s := ImageSpec{File: kv["file"], Arch: archNumber(kv["sm"])}
+	s := ImageSpec{File: kv["file"]}
 	switch kv["kind"] {
 	case "elf":
 		s.Kind = KindELF
@@ -62,9 +68,8 @@ func ParseImage3(spec string) (ImageSpec, error) {
 	default:
 		return ImageSpec{}, &SpecError{"image3", spec, fmt.Sprintf("unknown kind %q: want elf or ptx", kv["kind"])}
 	}
-	if s.Arch == 0 {
-		return ImageSpec{}, &SpecError{"image3", spec, fmt.Sprintf("sm=%s is not an architecture number such as 70 "+
-			"(suffixed ones such as 90a are newer than the CUDA 11.8 format this writes)", kv["sm"])}
+	if s.Arch, s.Accelerated, err = parseArch(kv["sm"]); err != nil {
+		return ImageSpec{}, &SpecError{"image3", spec, fmt.Sprintf("sm=%s: %v", kv["sm"], err)}
 	}
 	return s, nil
 }

@@ -17,14 +17,23 @@ import (
 // TestWriteCUDA124 writes each with Release CUDA124: byte for byte
 // fatbinary 12.4's.
 func TestWriteCUDA124(t *testing.T) {
-	dir := "testdata/cuda124"
+	if n := writeCommands(t, "testdata/cuda124", CUDA124); n != 12 {
+		t.Errorf("%d command lines, want 12", n)
+	}
+}
+
+// writeCommands writes the fat binary of each fatbinary command line of
+// dir's COMMANDS.txt as release r and compares it with fatbinary's, which
+// the line names; it returns how many lines it checked.
+func writeCommands(t *testing.T, dir string, r Release) int {
+	t.Helper()
 	cmds, err := os.ReadFile(filepath.Join(dir, "COMMANDS.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(cmds)), "\n") {
-		opt := WriteOptions{Release: CUDA124}
+		opt := WriteOptions{Release: r}
 		var images []Image
 		var out string
 		for _, a := range strings.Fields(line)[1:] {
@@ -33,8 +42,12 @@ func TestWriteCUDA124(t *testing.T) {
 			case "-64":
 			case "--create":
 				out = v
-			case "--image3":
-				sp, err := ParseImage3(v)
+			case "--image3", "--image":
+				parse := ParseImage3
+				if k == "--image" {
+					parse = ParseImage
+				}
+				sp, err := parse(v)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -42,7 +55,7 @@ func TestWriteCUDA124(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				images = append(images, Image{Kind: sp.Kind, Arch: sp.Arch, Data: b, Name: sp.File})
+				images = append(images, Image{Kind: sp.Kind, Arch: sp.Arch, Accelerated: sp.Accelerated, Data: b, Name: sp.File})
 			case "--compress-all":
 				opt.CompressAll = true
 			case "--compress":
@@ -67,13 +80,11 @@ func TestWriteCUDA124(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s: ours (%d bytes) is not fatbinary 12.4's (%d)", line, len(got), len(want))
+			t.Errorf("%s: ours (%d bytes) is not fatbinary %s's (%d)", line, len(got), r, len(want))
 		}
 		n++
 	}
-	if n != 12 {
-		t.Errorf("%d command lines, want 12", n)
-	}
+	return n
 }
 
 // CUDA 12.4's PTX rewriting, read off its output for probe texts: the

@@ -83,7 +83,9 @@ func FuzzWriteRead(f *testing.F) {
 		}
 		cubin := fakeCubin(int(arch), data)
 		ptx := append([]byte(".version 7.8\n"), data...)
-		images := []Image{{Kind: KindELF, Arch: int(arch), Data: cubin}, {Kind: KindPTX, Arch: int(arch), Data: ptx}}
+		// CUDA 13 writes architecture-specific targets; 11.8 has none.
+		a := mode&8 != 0 && HasAccelerated(int(arch))
+		images := []Image{{Kind: KindELF, Arch: int(arch), Accelerated: a, Data: cubin}, {Kind: KindPTX, Arch: int(arch), Accelerated: a, Data: ptx}}
 		opt := WriteOptions{NoCompress: mode&1 != 0, CompressAll: mode&2 != 0, Debug: mode&4 != 0, Ident: ident, PTXASOptions: opts}
 		if mode&8 != 0 { // CUDA 13: ZSTD, and its --compress-mode
 			opt.Release = CUDA130
@@ -102,7 +104,7 @@ func FuzzWriteRead(f *testing.F) {
 			if e.Kind == KindELF {
 				wantOpts = ""
 			}
-			if e.Kind != images[i].Kind || e.Arch != int(arch) || e.Ident != ident || e.PTXASOptions != wantOpts {
+			if e.Kind != images[i].Kind || e.Arch != int(arch) || e.Accelerated != a || e.Ident != ident || e.PTXASOptions != wantOpts {
 				t.Fatalf("entry %d read back as %+v", i, e)
 			}
 			im, err := e.Image(bytes.NewReader(b))

@@ -19,7 +19,9 @@
 //	        +32 u32 offset, u32 length of the identifier (--ident), or 0
 //	        +40 u64 flags (0x1 64-bit, 0x2 debug, 0x4 CUDA producer,
 //	            0x10 Linux, 0x2000 compressed with LZ4, 0x8000
-//	            compressed with ZSTD: CUDA 12.8 and later, see zstd.go)
+//	            compressed with ZSTD: CUDA 12.8 and later, see zstd.go;
+//	            0x100000 an architecture-specific target such as sm_90a,
+//	            CUDA 12 and later, see archspecific.go)
 //	        +56 u64 uncompressed size (0 when stored as is)
 //	        +64 (PTX) u32 offset, u32 length of the ptxas options, or 0
 //	        then the options and the identifier, each NUL-terminated and
@@ -103,8 +105,11 @@ func (c Compression) String() string {
 
 // Entry is one image of a container.
 type Entry struct {
-	Kind         Kind
-	Arch         int // the sm_XX number: 80 for sm_80
+	Kind Kind
+	Arch int // the sm_XX number: 80 for sm_80, 90 for sm_90a
+	// Accelerated marks an architecture-specific target (sm_90a): flag
+	// FlagAccelerated.
+	Accelerated  bool
 	Major, Minor int // code version
 	Flags        uint64
 	// Offset and Size locate the stored payload in the reader given to
@@ -126,8 +131,13 @@ type Entry struct {
 	Header string
 }
 
-// ArchName is "sm_80" for an entry of Arch 80.
-func (e *Entry) ArchName() string { return fmt.Sprintf("sm_%d", e.Arch) }
+// ArchName is "sm_80" for an entry of Arch 80, "sm_90a" for an
+// architecture-specific one of Arch 90.
+func (e *Entry) ArchName() string { return archName("sm_", e.Arch, e.Accelerated) }
+
+// ComputeName is "compute_80", "compute_90a": the name of a PTX entry's
+// target.
+func (e *Entry) ComputeName() string { return archName("compute_", e.Arch, e.Accelerated) }
 
 // ErrFormat marks malformed containers.
 var ErrFormat = errors.New("nvfatbin: invalid fat binary")
@@ -244,6 +254,9 @@ func readEntry(r io.ReaderAt, pos, end int64) (Entry, int64, error) {
 		Offset: pos + hs,
 		Size:   int64(payload),
 		Header: hdr,
+	}
+	if e.Accelerated = e.Flags&FlagAccelerated != 0; e.Accelerated && e.Arch < firstAccelerated {
+		return Entry{}, 0, &FormatError{pos + 40, fmt.Sprintf("flags %#x mark sm_%d architecture-specific, which no SM before %d is", e.Flags, e.Arch, firstAccelerated)}
 	}
 	if e.Ident, err = headerString(hdr, 32, pos); err != nil {
 		return Entry{}, 0, err

@@ -15,8 +15,11 @@ import (
 type Image struct {
 	Kind Kind
 	Arch int
-	Data []byte
-	Name string // the file it came from, for errors
+	// Accelerated marks an architecture-specific target (sm_90a): the
+	// entry gets FlagAccelerated. CUDA 11.8's fatbinary has none.
+	Accelerated bool
+	Data        []byte
+	Name        string // the file it came from, for errors
 	// R and Size give a cubin's bytes when Data is nil: the cubin is then
 	// copied into the output as it is written (WriteTo), never held in
 	// memory, unless it is to be compressed (see MaxCompressed).
@@ -164,6 +167,9 @@ func plan(im *Image, opt *WriteOptions) (planned, error) {
 	if opt.CUDA {
 		flags |= FlagProducer
 	}
+	if im.Accelerated {
+		flags |= FlagAccelerated
+	}
 	e := planned{data: payload, size: int64(len(payload))}
 	if payload == nil { // a cubin from a reader
 		e.size = im.Size
@@ -264,6 +270,9 @@ func readAll(im *Image) ([]byte, error) {
 func prepare(im *Image, opt *WriteOptions) ([]byte, int, int, error) {
 	if im.Arch <= 0 || im.Arch > 0xFFFF {
 		return nil, 0, 0, &ImageError{im.Name, fmt.Sprintf("architecture %d out of range", im.Arch)}
+	}
+	if err := opt.Release.AcceleratedError(im.Arch, im.Accelerated); err != nil {
+		return nil, 0, 0, &ImageError{im.Name, err.Error()}
 	}
 	switch im.Kind {
 	case KindPTX:

@@ -237,15 +237,16 @@ func (v *images) cudaImage(e *nvfatbin.Entry, data io.ReaderAt, size int64) erro
 	var err error
 	if e.Kind == nvfatbin.KindPTX {
 		if im, err = ptxImage(io.NewSectionReader(data, 0, size)); err != nil {
-			return fmt.Errorf("compute_%d PTX: %w", e.Arch, err)
+			return fmt.Errorf("%s PTX: %w", e.ComputeName(), err)
 		}
-		im.Target = fmt.Sprintf("compute_%d", e.Arch)
+		im.Target = e.ComputeName()
 	} else {
 		if im, err = elfImage(data, size); err != nil {
 			return fmt.Errorf("%s cubin: %w", e.ArchName(), err)
 		}
-		// The cubin's own target: the entry has the SM number only, not
-		// the "a" of sm_90a.
+		// The cubin's own target: the entry of CUDA 11.8's fatbinary has
+		// the SM number only, not the "a" of sm_90a (later ones mark it,
+		// but also for a cubin of the plain SM given as sm=90a).
 		t, err := cubin.Read(data, size)
 		switch {
 		case err != nil:

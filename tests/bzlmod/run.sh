@@ -21,6 +21,7 @@
 #      an nginx WebDAV cache) are byte-identical to the first build's;
 #   5. remote cache: a third, fresh output base takes every action from the
 #      cache.
+# After 3, sm90a.sh: an sm_90a program's fat binary equals clang-23's.
 # Prints "N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
 
@@ -194,6 +195,9 @@ if bz build -c opt "${programs[@]}" >"$scratch/gpu.log" 2>&1; then
 else
   bad "the GPU programs -c opt: $(grep -m5 -E 'ERROR|error' "$scratch/gpu.log")"
 fi
+
+# An sm_90a program: its fat binary equals clang-23's (tests/bzlmod/sm90a.sh).
+source "$here/sm90a.sh"
 
 # 4 and 5: nginx as a Bazel HTTP cache (WebDAV PUT) on 127.0.0.1.
 mkdir -p "$scratch/nginx/logs" "$scratch/nginx/tmp" "$scratch/cache"

@@ -13,7 +13,8 @@ import (
 // error naming the file or option at fault, and the output that was there
 // before is left as it was. Where fatbinary writes something misleading
 // (it drops the --image3 images when --image is given too, and reads
-// sm=70a as 70), we refuse; the test checks that fatbinary does so.
+// sm=70a and sm=90a as 70 and 90), we refuse; the test checks that
+// fatbinary does so.
 func TestFatbinRefuses(t *testing.T) {
 	ins := corpus(t)
 	find := func(kind string, arch int, elf32 bool) string {
@@ -50,7 +51,11 @@ func TestFatbinRefuses(t *testing.T) {
 		{"unknown option", []string{"-64", "--bogus", "--image3=kind=elf,sm=70,file=" + cubin70}, false, 2, "'--bogus'"},
 		{"bad --compress", []string{"-64", "--compress=maybe", "--image3=kind=elf,sm=70,file=" + cubin70}, false, 2, "--compress=maybe"},
 		{"--image with --image3", []string{"-64", "--image=profile=compute_52,file=" + ptx, "--image3=kind=elf,sm=70,file=" + cubin70}, true, 2, "--image and --image3 together"},
-		{"sm with a suffix", []string{"-64", "--image3=kind=elf,sm=70a,file=" + cubin70}, true, 2, "sm=70a is not an architecture number"},
+		{"sm with a suffix", []string{"-64", "--image3=kind=elf,sm=70a,file=" + cubin70}, true, 2, "sm=70a: sm_70a is not a target: SM 70 has no architecture-specific variant"},
+		{"sm with an f suffix", []string{"-64", "--image3=kind=elf,sm=70f,file=" + cubin70}, true, 2, "sm=70f: family-specific target sm_70f: not written"},
+		// fatbinary 11.8 writes sm=90a as sm_90: the "a" is lost.
+		{"an a target as CUDA 11.8", []string{"-64", "--image3=kind=ptx,sm=90a,file=" + ptx}, true, 2, ptx + ": sm_90a: CUDA 11.8's fatbinary has no architecture-specific targets"},
+		{"an a profile", []string{"-64", "--image=profile=compute_90a,file=" + ptx}, false, 2, ptx + ": sm_90a: CUDA 11.8's fatbinary has no architecture-specific targets"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := []byte("the output before the run\n")

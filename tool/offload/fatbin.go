@@ -31,8 +31,8 @@ type fatbinFlags struct {
 func newFatbinFlags(s *cl.Set) *fatbinFlags {
 	f := &fatbinFlags{
 		create:      s.String("create", "file", "the fat binary to write"),
-		image:       s.List("image", "profile=sm_NN|compute_NN,file=F", "an image (repeatable)", false),
-		image3:      s.List("image3", "kind=elf|ptx,sm=NN,file=F", "an image, as clang writes it (repeatable)", false),
+		image:       s.List("image", "profile=sm_NN|compute_NN,file=F", "an image (repeatable); sm_90a, compute_90a: an architecture-specific target (CUDA 12 and later)", false),
+		image3:      s.List("image3", "kind=elf|ptx,sm=NN,file=F", "an image, as clang writes it (repeatable); sm=90a: an architecture-specific target (CUDA 12 and later)", false),
 		compress:    s.String("compress", "true|false", "compress PTX, and cubins under -g (default true)"),
 		compressAll: s.Bool("compress-all", "compress every image"),
 		compressMode: s.String("compress-mode", "default|size|speed|balance|none",
@@ -131,6 +131,13 @@ func (f *fatbinFlags) resolve() ([]nvfatbin.ImageSpec, nvfatbin.WriteOptions, er
 		}
 		specs = append(specs, sp)
 	}
+	// An "a" target (sm_90a) needs a release whose fatbinary marks it: a
+	// usage error, found before any input is read.
+	for _, sp := range specs {
+		if err := opt.Release.AcceleratedError(sp.Arch, sp.Accelerated); err != nil {
+			return nil, opt, fmt.Errorf("%s: %v", sp.File, err)
+		}
+	}
 	return specs, opt, nil
 }
 
@@ -146,7 +153,7 @@ func writeFatbin(out string, specs []nvfatbin.ImageSpec, opt nvfatbin.WriteOptio
 			return err
 		}
 		defer f.Close()
-		images[i] = nvfatbin.Image{Kind: sp.Kind, Arch: sp.Arch, Name: sp.File, R: f, Size: size}
+		images[i] = nvfatbin.Image{Kind: sp.Kind, Arch: sp.Arch, Accelerated: sp.Accelerated, Name: sp.File, R: f, Size: size}
 		if sp.Kind == nvfatbin.KindPTX {
 			if images[i].Data, err = io.ReadAll(io.NewSectionReader(f, 0, size)); err != nil {
 				return err

@@ -21,7 +21,7 @@ func TestFatbinUsage(t *testing.T) {
 		{[]string{"-64"}, 2, "no output file: give --create=FILE"},
 		{[]string{"-64", "--create", out, "k.cubin"}, 2, `unexpected argument "k.cubin"`},
 		{[]string{"-64", "--create=" + out, "--compress=no"}, 2, "--compress=no: want true or false"},
-		{[]string{"-64", "--create=" + out, "--image3=kind=elf,sm=sm_70,file=k.cubin"}, 2, "sm=sm_70 is not an architecture number"},
+		{[]string{"-64", "--create=" + out, "--image3=kind=elf,sm=sm_70,file=k.cubin"}, 2, "sm=sm_70: not an architecture number"},
 		{[]string{"-64", "--create"}, 2, "requires a value"},
 		{[]string{"-64", "--create=" + out, "--compress-mode=size"}, 2, "CUDA 11.8's fatbinary has no --compress-mode; give --cuda-version=13.0"},
 		{[]string{"-64", "--create=" + out, "--cuda-version=12.4", "--compress-mode=size"}, 2, "CUDA 12.4's fatbinary has no --compress-mode"},

@@ -47,6 +47,15 @@ def emit_fatbinary(ctx, tool, images, out):
     Returns:
       The output File.
     """
+
+    # NVIDIA's family targets (sm_100f): how fatbinary 12.9 and later mark
+    # their entries is not known to offload fatbin (docs/nvfatbin.md), which
+    # refuses them; say so at analysis, with what works instead.
+    for image in images:
+        if image.processor.startswith("sm_") and image.processor.endswith("f"):
+            fail(("target %r: NVIDIA fat binaries of family-specific targets are not written (offload fatbin " +
+                  "does not know how fatbinary 12.9 and later mark them); use %s or %sa, or offload_package " +
+                  "for the cubin alone") % (image.processor, image.processor[:-1], image.processor[:-1]))
     args = ctx.actions.args()
     args.add("fatbin")
     args.add_all(["-64", "--create", out])

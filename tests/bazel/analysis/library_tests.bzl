@@ -215,6 +215,20 @@ def _cuda_ptx_only_test(ctx):
 # NVIDIA program at all, and none of its actions needs one.
 cuda_ptx_only_test = analysistest.make(_cuda_ptx_only_test)
 
+def _cuda_arch_specific_test(ctx):
+    env = analysistest.begin(ctx)
+    _offload_fatbin(env, ["--image3=kind=elf,sm=90,file", "--image3=kind=elf,sm=90a,file", "--image3=kind=ptx,sm=90a,file"], "_offload/cuda_hopper/saxpy.fatbin")
+    fb = _actions(env, "OffloadFatbinary")
+    if fb and "--cuda-version=12.4" not in fb[0].argv:
+        analysistest.fail(env, "no --cuda-version=12.4 (CUDA 11.8's bytes have no sm_90a): %r" % fb[0].argv)
+    for h in _actions(env, "OffloadHostCompile"):
+        for arg in ["--offload-arch=sm_90", "--offload-arch=sm_90a"]:
+            _has(env, h.argv, arg, "CUDA host compile")
+    return analysistest.end(env)
+
+# sm_90a beside sm_90: the fat binary's command line names it as clang's does.
+cuda_arch_specific_test = analysistest.make(_cuda_arch_specific_test)
+
 def _cuda_device_link_test(ctx):
     env = analysistest.begin(ctx)
     _count(env, "OffloadDeviceLink", 2)

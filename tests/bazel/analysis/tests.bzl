@@ -657,6 +657,14 @@ def _cuda_family_target_test(ctx):
 # fails at analysis, before its CUDA 11.8 would.
 cuda_family_target_test = analysistest.make(_cuda_family_target_test, expect_failure = True)
 
+def _cuda_family_fatbin_test(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "target \"sm_100f\": NVIDIA fat binaries of family-specific targets are not written")
+    return analysistest.end(env)
+
+# A family target in a fat binary fails at analysis, naming what works.
+cuda_family_fatbin_test = analysistest.make(_cuda_family_fatbin_test, expect_failure = True)
+
 def _rocm_unsupported_flag_test(ctx):
     env = analysistest.begin(ctx)
     asserts.expect_failure(env, "has no device libraries for gfx1100")
