@@ -36,11 +36,21 @@ versions=$root/etc/offload-sid-versions
 # the remote worker).
 pkgs=(bazel-bootstrap bazel-bootstrap-source default-jdk-headless
   clang-23 lld-23 llvm-23 libomp-23-dev clang-tools-23 liboffload-23-dev
-  clang-21 lld-21 llvm-21
+  clang-21 lld-21 llvm-21 clang-tools-21
   nvidia-cuda-toolkit libthrust-dev libcub-dev
   libamdhip64-dev rocm-device-libs-21 librocprim-dev librocrand-dev libhipcub-dev
   librocblas-dev librocsparse-dev libhiprand-dev libhipsparse-dev libhipblas-dev
   ca-certificates git make g++ nginx patch procps time xz-utils zip unzip file)
+
+# LLVM 21's OpenMP offload runtime, host (libomptarget) and GPU device
+# runtime (lib/<triple>/libompdevice.a, the layout of LLVM 20 and later),
+# for the OpenMP GPU programs built with clang-21. Debian lets one
+# liboffload-N and one libomp-N-dev be installed at a time (each Provides
+# and Conflicts liboffload-x.y / libomp-x.y-dev), and the leg needs LLVM
+# 23's: these are unpacked into /usr/lib/llvm-21 instead (dpkg -x, their
+# /usr/lib/llvm-21 files only, none of which a package of the list owns).
+unpacked=(liboffload-21 liboffload-21-dev libomp-21-dev)
+unpacked_marker=/usr/lib/llvm-21/.offload-unpacked
 
 log() { echo "sid.sh: $*" >&2; }
 die() {
@@ -121,6 +131,29 @@ remove_root() { # DIR
 in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
   DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 "$@"; }
 
+# The unpacked packages: downloaded by apt, their /usr/lib/llvm-21 files
+# copied into the chroot, never over a file already there; done once
+# ($unpacked_marker lists their versions).
+unpack() {
+  [ -f "$root$unpacked_marker" ] && return
+  mount_system "$root"
+  local dir=/var/cache/offload-unpack
+  rm -rf "$root$dir"
+  mkdir -p "$root$dir/x"
+  retry 3 in_root sh -c "cd $dir && apt-get download -qq ${unpacked[*]}" ||
+    { in_root apt-get update -qq && retry 3 in_root sh -c "cd $dir && apt-get download -qq ${unpacked[*]}"; } ||
+    die "apt-get download ${unpacked[*]} failed in $root"
+  local deb
+  for deb in "$root$dir"/*.deb; do
+    in_root dpkg-deb -x "$dir/$(basename "$deb")" "$dir/x" || die "dpkg-deb -x $deb failed"
+    in_root dpkg-deb -f "$dir/$(basename "$deb")" Package Version | paste -sd' ' | sed 's/^Package: \(.*\) Version: /\1 /; s/$/ (unpacked)/' >>"$root$dir/versions"
+  done
+  cp -a -n "$root$dir/x/usr/lib/llvm-21/." "$root/usr/lib/llvm-21/" || die "copying ${unpacked[*]} into /usr/lib/llvm-21 failed"
+  mv "$root$dir/versions" "$root$unpacked_marker"
+  rm -rf "$root$dir"
+  log "unpacked ${unpacked[*]} into /usr/lib/llvm-21"
+}
+
 setup() {
   [ "$(id -u)" -eq 0 ] || die "setup needs root"
   local t0 mirror_url
@@ -180,8 +213,10 @@ setup() {
     date -u +%FT%TZ >"$marker"
     log "made $root in $(($(date +%s) - t0))s"
   fi
+  unpack
   # The versions this chroot got (sid moves: record, do not assume).
-  in_root dpkg-query -W -f='${Package} ${Version}\n' "${pkgs[@]}" >"$versions.tmp" && mv "$versions.tmp" "$versions"
+  { in_root dpkg-query -W -f='${Package} ${Version}\n' "${pkgs[@]}" && cat "$root$unpacked_marker"; } >"$versions.tmp" &&
+    mv "$versions.tmp" "$versions"
   sed 's/^/  /' "$versions" >&2
 }
 

@@ -120,9 +120,11 @@ func (v *images) Enter(p *container.Part) (bool, error) {
 		if p.Format == v.format || v.compressed && p.Format == container.FormatCCOB {
 			return true, nil
 		}
-		// The device image itself, whose target the recorder cannot know.
+		// The device image itself, whose target the recorder cannot know:
+		// what the ELF says of it, if anything.
 		im, err := elfImage(p.Data, p.Size)
 		if err == nil {
+			im.Target = rawImageTarget(p.Data, p.Size)
 			v.out = append(v.out, im)
 		}
 		return false, err

@@ -66,3 +66,31 @@ func TestPackagesTruncated(t *testing.T) {
 		t.Fatalf("padded package: %v", err)
 	}
 }
+
+// LLVM 20 and later (SplitPackages): a package of two binaries registers
+// two images, each the image inside its binary, the binaries kept whole in
+// .llvm.offloading, as clang-linker-wrapper 21's program holds them.
+func TestSplitPackagesRegisterEveryInnerImage(t *testing.T) {
+	one := offloadBinaryVector() // 152 bytes; the image inside at 0x90, 4 bytes
+	pkg := append(append([]byte{}, one...), one...)
+	p, err := newPlan([]Image{memImage(pkg)}, Options{Kind: OpenMP, ABI: LLVM20, SplitPackages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.images) != 2 {
+		t.Fatalf("%d images registered, want 2", len(p.images))
+	}
+	for i, im := range p.images {
+		if im.span != (span{0x90, 0x94}) || im.img.Size != 152 || im.section != ".llvm.offloading" || im.secType != shtLLVMOffloading {
+			t.Errorf("image %d: span %v size %d section %s type %#x", i, im.span, im.img.Size, im.section, im.secType)
+		}
+	}
+	old, err := newPlan([]Image{memImage(pkg)}, Options{Kind: OpenMP, ABI: LLVM20})
+	if err != nil || len(old.images) != 1 {
+		t.Fatalf("without SplitPackages: %v", err)
+	}
+	ll := emit(t, "ll", []Image{memImage(pkg)}, Options{Kind: OpenMP, ABI: LLVM20, SplitPackages: true})
+	if n := bytes.Count(ll, []byte(`section ".llvm.offloading"`)); n != 2 {
+		t.Errorf("IR has %d images in .llvm.offloading, want 2:\n%s", n, ll)
+	}
+}

@@ -88,11 +88,13 @@ func newPlan(imgs []Image, o Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Packages && o.Kind == OpenMP {
+	if (o.Packages || o.SplitPackages) && o.Kind == OpenMP {
 		if imgs, err = splitPackages(imgs); err != nil {
 			return nil, err
 		}
-		o.WholeImages = true
+		// LLVM 15-19 register each binary whole; 20 and later the image
+		// inside it.
+		o.WholeImages = o.WholeImages || o.Packages
 	}
 	p := &plan{kind: o.Kind, abi: o.ABI, triple: t, packages: o.Packages}
 	p.entries = layoutFor(o.Kind, o.ABI)

@@ -147,6 +147,12 @@ type Options struct {
 	// llvm-objdump --offloading lists the program's images. Without it a
 	// package registers its first image only.
 	Packages bool
+	// SplitPackages registers OpenMP images as clang-linker-wrapper of LLVM
+	// 20 and later does: every OffloadBinary of an input becomes one image,
+	// kept whole in .llvm.offloading, and the image inside it is registered
+	// (those releases' libomptarget reads the ELF itself). Without it (or
+	// Packages) a package of several binaries registers its first image only.
+	SplitPackages bool
 	// LLVM is the oldest LLVM major version that must read the bitcode or
 	// IR text (EmitBC, EmitLL); 0 picks the oldest the ABI serves: 14 for
 	// Legacy (typed pointers, which every later LLVM reads too), 20 for

@@ -152,6 +152,11 @@ bytes are part of every action key that uses it.""",
         "openmp_runtime": "list of File: libomp, libomptarget and its plugins (host CPUs, CUDA, AMDGPU), named by soname; [] without libomp-<N>-dev.",
         "openmp_device_runtime": "dict of string to File: the OpenMP device runtime of GPUs by family and processor " +
                                  "(\"nvptx-sm_90\": libomptarget-nvptx-sm_90.bc, \"amdgpu-gfx90a\"); {} without libomp-<N>-dev.",
+        "openmp_device_libraries": "dict of string to File: the OpenMP device runtime of GPUs in LLVM 20's layout, " +
+                                   "by path under lib (\"nvptx64-nvidia-cuda/libompdevice.a\", " +
+                                   "\"amdgcn-amd-amdhsa/libomptarget-amdgpu.bc\"); {} without liboffload-<N>-dev.",
+        "openmp_device_layout": "string: the layout of the OpenMP device runtime: \"per-processor\" " +
+                                "(openmp_device_runtime), \"per-triple\" (openmp_device_libraries) or \"\" (none).",
         "target_triple": "string: clang's default target triple (\"x86_64-pc-linux-gnu\"); \"\" when unknown.",
     },
 )

@@ -127,7 +127,7 @@ func TestFourthKindIsOneFileAndARegistryLine(t *testing.T) {
 	// not spell takes the constructors' defaults.
 	sycl := `load(":contract.bzl", "bundle_phase", "compile_phase", "host_phase", "link_phase", "offload_kind", "runtime_phase")
 
-def _host_flags(_targets, _cuid):
+def _host_flags(_clang, _targets, _cuid):
     return ["-fsycl", "--offload-host-only", "-c"]
 
 def _rdc_plan(_clang, _target):

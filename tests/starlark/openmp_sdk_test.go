@@ -49,6 +49,8 @@ _llvm = struct(
         "nvptx-sm_80": struct(path = "libomptarget-nvptx-sm_80.bc"),
         "amdgpu-gfx90a": struct(path = "libomptarget-amdgpu-gfx90a.bc"),
     },
+    openmp_device_libraries = {},
+    openmp_device_layout = "per-processor",
 )
 _missing = struct(found = False, error = "no CUDA here (the repository's reason)")
 

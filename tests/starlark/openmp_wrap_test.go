@@ -32,8 +32,9 @@ func TestOpenMPWrapFlagsPerLLVM(t *testing.T) {
 		"16.0.6": `["--offload-binaries"]`,
 		"17.0.6": `["--offload-binaries"]`,
 		"19.1.7": `["--offload-binaries"]`,
-		"20.1.8": `[]`,
-		"22.1.0": `[]`,
+		"20.1.8": `["--split-packages"]`,
+		"21.1.8": `["--split-packages"]`,
+		"22.1.0": `["--split-packages"]`,
 	} {
 		if got := call(t, fn.(starlark.Callable), version).String(); got != want {
 			t.Errorf("LLVM %s: wrap_flags %s; want %s", version, got, want)

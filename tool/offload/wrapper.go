@@ -241,7 +241,7 @@ func pairArchs(args []string, valued map[string]bool) ([]string, error) {
 	return archs, nil
 }
 
-const wrapUsage = "offload wrap --kind=openmp|cuda|hip -o <out> [--emit=ll|bc|c|s|obj] [--entries=llvm20|legacy] [--llvm=<major>] [--triple=<t>] [--offload-arch=<id>] [--offload-binaries] <image>..."
+const wrapUsage = "offload wrap --kind=openmp|cuda|hip -o <out> [--emit=ll|bc|c|s|obj] [--entries=llvm20|legacy] [--llvm=<major>] [--triple=<t>] [--offload-arch=<id>] [--offload-binaries|--split-packages] <image>..."
 
 func runWrap(prog string, args []string, stdout, stderr io.Writer) int {
 	s := cl.NewSet(prog, "Generate host code that embeds device images and registers them with the OpenMP, CUDA or HIP runtime.", "[options] <image>...")
@@ -256,6 +256,7 @@ func runWrap(prog string, args []string, stdout, stderr io.Writer) int {
 	producer := s.String("notes-producer-version", "version", "Producer version written in the notes (default "+wrapper.DefaultProducerVersion+")")
 	inline := s.Bool("inline", "Write image bytes into C and assembly output instead of .incbin of the input paths")
 	binaries := s.Bool("offload-binaries", "OpenMP: register every OffloadBinary of the inputs whole, one image each, in .llvm.offloading (clang-linker-wrapper of LLVM 15-19; their libomptarget reads each image's arch there)")
+	split := s.Bool("split-packages", "OpenMP: register every OffloadBinary of the inputs as one image, the image inside it registered, each binary kept whole in .llvm.offloading (clang-linker-wrapper of LLVM 20 and later)")
 	help := s.Bool("help", "Display available options")
 	s.Alias("h", "help")
 	usage := func(msg string) int {
@@ -311,7 +312,7 @@ func runWrap(prog string, args []string, stdout, stderr io.Writer) int {
 	if t == "" {
 		t = hostTriple()
 	}
-	j := &wrapJob{opts: wrapper.Options{Kind: k, Triple: t, ABI: abi, LLVM: reader, Packages: binaries.On}, emit: form, output: out.Value(),
+	j := &wrapJob{opts: wrapper.Options{Kind: k, Triple: t, ABI: abi, LLVM: reader, Packages: binaries.On, SplitPackages: split.On}, emit: form, output: out.Value(),
 		inputs: s.Positional, archs: archs, notes: notes.On, inline: inline.On, version: producer.Value()}
 	return j.run(prog, stderr, func(err error) string { return err.Error() })
 }

@@ -57,7 +57,7 @@ def host_compile_command(ctx, clang, src, kind, targets, code, out, cuid, source
       struct(args, inputs, outputs, mapping, what) for run_command.
     """
     args = ctx.actions.args()
-    args.add_all(kind.host.flags([] if code.separate else targets, cuid))
+    args.add_all(kind.host.flags(clang, [] if code.separate else targets, cuid))
 
     # Host objects may go into shared libraries (cc_test links dynamically).
     args.add("-fPIC")

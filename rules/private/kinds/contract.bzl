@@ -102,8 +102,8 @@ def host_phase(
     """A kind's host compiles in offload_library.
 
     Args:
-      flags: function(targets, cuid) -> the flags that make a compile the
-        host half.
+      flags: function(clang, targets, cuid) -> the flags that make a
+        compile the host half.
       wavefront: function(clang) -> the __AMDGCN_WAVEFRONT_SIZE to define for
         the host compile, or 0.
       device_with_host: whether a source's device compiles run in one action

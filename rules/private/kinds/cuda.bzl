@@ -71,7 +71,7 @@ def _rdc_plan(clang, target):
                       "not PTX; use sm_%s, or rdc = False" % target.processor[len("sm_"):])
     return struct(flags = ["-c", "-fgpu-rdc"] + new_driver_flags(clang), ext = ".rdc.o", image_kind = "cubin", files = []), ""
 
-def _host_flags(targets, cuid):
+def _host_flags(_clang, targets, cuid):
     return cuid_host_flags(["-x", "cuda"], targets, cuid)
 
 def _runtime(clang, runtime):

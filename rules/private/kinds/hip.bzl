@@ -114,7 +114,7 @@ def _whole_program_link(clang, targets):
     # handing it to the LTO link.
     return struct(compile_flags = ["-c", "-emit-llvm", "-foffload-lto=full"], ext = ".lto.o", container = "hip_fatbin_linked")
 
-def _host_flags(targets, cuid):
+def _host_flags(_clang, targets, cuid):
     return cuid_host_flags(["-x", "hip"], targets, cuid)
 
 def _runtime(clang, runtime):

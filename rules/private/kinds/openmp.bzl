@@ -6,35 +6,28 @@ x86_64-pc-linux-gnu), NVIDIA GPUs (sm_XX) and AMD GPUs (gfxXXX). Device code
 is always linked per program, and each source's device and host halves run
 in one action (actions/joint_compile.bzl says why). The runtime, host and
 device, is the compiler's LLVM's (clang.llvm): libomp and libomptarget for
-the program, libomptarget-nvptx-sm_XX.bc / libomptarget-amdgpu-gfxXXX.bc for
-GPU code, which LLVM must ship for the target (Debian's libomp-<N>-dev). GPU
-device code is built as clang-16's own one-command build does it (measured
-in docs/openmp-gpu.md): NVPTX compiles link the device runtime and run ptxas
-(relocatable cubins, linked by nvlink); AMDGPU compiles make bitcode, which
-the device link optimizes with the device runtime (lld full LTO).
+the program, and the device runtime for GPU code, which LLVM must ship for
+the target in one of its two layouts (openmp_device_runtime.bzl: LLVM 16's
+libomptarget-<family>-<processor>.bc, LLVM 20's lib/<triple>/libompdevice.a).
+GPU device code is built as clang's own one-command build does it (measured
+in docs/openmp-gpu.md): NVPTX compiles link the device runtime's bitcode and
+run ptxas (relocatable cubins, linked by nvlink); AMDGPU compiles make
+bitcode, which the device link optimizes with the device runtime (lld full
+LTO); the layout says what each step adds.
 """
 
-load(":common.bzl", "current_entry_layout")
+load(":common.bzl", "clang_major", "current_entry_layout")
 load(":contract.bzl", "bundle_phase", "compile_phase", "host_phase", "link_phase", "offload_kind", "runtime_phase")
-
-# The device runtime's name for a family's processors.
-_RUNTIME_FAMILY = {"nvptx": "nvptx", "amdgcn": "amdgpu"}
-
-def _runtime_bitcode(clang, target):
-    """The LLVM's libomptarget-<family>-<processor>.bc for target, or None."""
-    llvm = clang.llvm
-    if not llvm or target.family.name not in _RUNTIME_FAMILY:
-        return None
-    return llvm.openmp_device_runtime.get(_RUNTIME_FAMILY[target.family.name] + "-" + target.processor)
+load(":openmp_device_runtime.bzl", "device_runtime_layout")
 
 def _rdc_plan(clang, target):
-    """Per (source, target) one device compile, as clang-16's one-command build runs it.
+    """Per (source, target) one device compile, as clang's one-command build runs it.
 
-    NVPTX: a relocatable cubin (clang runs ptxas), the device runtime linked
-    into it (-mlink-builtin-bitcode, clang's default for NVPTX). AMDGPU:
-    LLVM bitcode with ROCm's device libraries; the device runtime joins at
-    the device link. Both named ".o": a .bc input would be compiled again by
-    the device link's clang.
+    NVPTX: a relocatable cubin (clang runs ptxas), the device runtime's
+    bitcode linked into it (-mlink-builtin-bitcode, clang's default for
+    NVPTX). AMDGPU: LLVM bitcode with ROCm's device libraries; the device
+    runtime joins at the device link. Both named ".o": a .bc input would be
+    compiled again by the device link's clang.
     """
     if not target.processor:
         # The host-CPU device links a shared object that the runtime's
@@ -45,25 +38,18 @@ def _rdc_plan(clang, target):
         return None, err
     if target.family.name == "nvptx":
         cuda = clang.cuda
-        bitcode = _runtime_bitcode(clang, target)
+        runtime_flags, runtime_files = device_runtime_layout(clang.llvm).nvptx_compile(clang, target)
         flags = [
             "-c",
             "--cuda-path=" + cuda.root,
             "-Wno-unknown-cuda-version",
             "--ptxas-path=" + clang.ptxas,
-            # The file clang-16 finds in its lib directory; named, it needs
-            # no search path.
-            "--libomptarget-nvptx-bc-path=" + bitcode.path,
-        ]
-        files = [depset([cuda.ptxas, bitcode] if cuda.ptxas else [bitcode], transitive = [cuda.files])]
+        ] + runtime_flags
+        files = [depset(([cuda.ptxas] if cuda.ptxas else []) + runtime_files, transitive = [cuda.files])]
         return struct(flags = flags, ext = ".o", image_kind = "cubin", files = files), ""
     rocm = clang.rocm
     flags = ["-c", "--rocm-device-lib-path=" + rocm.root + "/amdgcn/bitcode"]
     return struct(flags = flags, ext = ".o", image_kind = "bitcode", files = [rocm.files]), ""
-
-def _available(clang, family):
-    prefix = _RUNTIME_FAMILY[family] + "-"
-    return sorted([k[len(prefix):] for k in clang.llvm.openmp_device_runtime if k.startswith(prefix)])
 
 def _undeclared_sdk(target, what, attribute, default):
     """The error for a GPU target of a clang toolchain that declares no SDK for it.
@@ -87,18 +73,9 @@ def _gpu_error(clang, target):
     if target.target_id != target.processor and llvm.major < 17:
         return ("target %r: clang %s's OpenMP takes processors without features (it refuses %s: " % (target.name, llvm.version, target.target_id) +
                 "\"unknown target CPU\"); use %s" % target.processor)
-    if _runtime_bitcode(clang, target) == None:
-        have = _available(clang, family)
-        if not have:
-            return ("OpenMP target %r: LLVM %s (%s) has no OpenMP device runtime for %s GPUs " % (target.name, llvm.version, llvm.clang.dirname, family) +
-                    "(libomptarget-%s-*.bc); install libomp-%d-dev" % (_RUNTIME_FAMILY[family], llvm.major))
-        return "OpenMP target %r: LLVM %s's OpenMP device runtime has no libomptarget-%s-%s.bc; it has %s" % (
-            target.name,
-            llvm.version,
-            _RUNTIME_FAMILY[family],
-            target.processor,
-            ", ".join(have),
-        )
+    layout = device_runtime_layout(llvm)
+    if not layout.has(clang, target):
+        return layout.missing(clang, target)
     if family == "nvptx":
         cuda = clang.cuda
         if not cuda:
@@ -131,30 +108,20 @@ def _gpu_error(clang, target):
     return ""
 
 def _device_link(clang, target):
-    """AMDGPU: full LTO by lld with the device runtime, as clang-linker-wrapper 16 links it.
+    """The device link's flags as the LLVM's device runtime layout wants them (openmp_device_runtime.bzl).
 
     Returns struct(flags, trailing, files) that replace the family's link
-    flags, or None for the family's (nvlink for NVPTX, a shared object for
-    host CPUs). The processor goes to the LTO by -plugin-opt=mcpu= (clang 16
-    passes none: the image would name no processor). The runtime bitcode
-    comes through -Wl, so clang hands it to lld as it is; the compiles
-    linked the ROCm device libraries already (-nogpulib). Compiles and link
-    keep clang's default code object version.
+    flags, or None for the family's (host CPUs: a shared object).
     """
-    if target.family.name != "amdgcn":
+    if not clang.llvm or not target.processor:
         return None
-    bitcode = _runtime_bitcode(clang, target)
+    link = device_runtime_layout(clang.llvm).device_link(clang, target)
+    if not link:
+        return None
     return struct(
-        flags = [
-            "--target=" + target.triple,
-            "-mcpu=" + target.processor,
-            "-nogpulib",
-            "-flto",
-            "-Wl,--no-undefined",
-            "-Wl,-plugin-opt=mcpu=" + target.processor,
-        ],
-        trailing = ["-Wl," + bitcode.path] if bitcode else [],
-        files = [depset([bitcode])] if bitcode else [],
+        flags = link.flags,
+        trailing = link.trailing,
+        files = [depset(link.runtime)] if link.runtime else [],
     )
 
 def _wrap_flags(version):
@@ -163,19 +130,45 @@ def _wrap_flags(version):
     libomptarget of those releases reads the image's arch there, to choose
     the image that suits the GPU; each target's image is registered. Run
     on libomptarget 15, 16 and 19 (tests/openmp); 17 and 18 are assumed
-    to read it as they do (docs/compatibility.md).
+    to read it as they do (docs/compatibility.md). LLVM 20 and later keep
+    each image's OffloadBinary in .llvm.offloading too, but register the
+    image inside it (clang-linker-wrapper 21's program, measured); each
+    target's image is registered.
     """
     major = version.split(".")[0]
     if major.isdigit() and int(major) >= 15 and int(major) < 20:
         return ["--offload-binaries"]
+    if major.isdigit() and int(major) >= 20:
+        return ["--split-packages"]
     return []
 
-def _host_flags(targets, _cuid):
+# LLVM 16's host half names every target by its triple (-fopenmp-targets),
+# byte-identical to clang-16's own build. Later clang's driver wants a
+# processor for each GPU triple there, even for the host half: clang-21
+# runs amdgpu-arch/nvptx-arch and fails without a GPU ("cannot determine
+# nvptx64 architecture"; clang-23 does not). From LLVM 17 on the GPU
+# targets go by --offload-arch (which OpenMP takes since LLVM 15), as
+# clang's own build names them; the host object is the same bytes
+# (measured with clang-21: --offload-arch=gfx90a,sm_70,sm_90 and
+# -fopenmp-targets with -Xopenmp-target -march give one object).
+_OFFLOAD_ARCH_FROM_MAJOR = 17
+
+def _host_flags(clang, targets, _cuid):
+    major = clang_major(clang)
     triples = []
+    archs = []
     for t in targets:
-        if t.triple not in triples:
+        if major >= _OFFLOAD_ARCH_FROM_MAJOR and t.processor:
+            if t.target_id not in archs:
+                archs.append(t.target_id)
+        elif t.triple not in triples:
             triples.append(t.triple)
-    return ["-fopenmp", "-fopenmp-targets=" + ",".join(triples), "--offload-host-only", "-c"]
+    flags = ["-fopenmp"]
+    if archs:
+        flags.append("--offload-arch=" + ",".join(archs))
+    if triples:
+        flags.append("-fopenmp-targets=" + ",".join(triples))
+    return flags + ["--offload-host-only", "-c"]
 
 def _runtime(clang, runtime):
     """libomp and libomptarget of the clang toolchain's LLVM.

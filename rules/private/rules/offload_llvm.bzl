@@ -6,6 +6,18 @@ def _device_runtime_key(basename):
     """libomptarget-nvptx-sm_90.bc -> "nvptx-sm_90"."""
     return basename[len("libomptarget-"):-len(".bc")]
 
+def _device_library_key(f):
+    """lib/nvptx64-nvidia-cuda/libompdevice.a -> "nvptx64-nvidia-cuda/libompdevice.a"."""
+    return f.dirname.rpartition("/")[2] + "/" + f.basename
+
+def _device_layout(ctx):
+    """Which layout the OpenMP device runtime has (kinds/openmp_device_runtime.bzl), "" for none."""
+    if ctx.files.openmp_device_libraries:
+        return "per-triple"
+    if ctx.files.openmp_device_runtime:
+        return "per-processor"
+    return ""
+
 def _offload_llvm_impl(ctx):
     files = depset(
         [ctx.file.clang] + ctx.files.tools + ctx.files.libs + ctx.files.resource_dir +
@@ -24,6 +36,8 @@ def _offload_llvm_impl(ctx):
             hip_declares_rcp_f16 = ctx.attr.hip_declares_rcp_f16,
             openmp_runtime = ctx.files.openmp_runtime,
             openmp_device_runtime = {_device_runtime_key(f.basename): f for f in ctx.files.openmp_device_runtime},
+            openmp_device_libraries = {_device_library_key(f): f for f in ctx.files.openmp_device_libraries},
+            openmp_device_layout = _device_layout(ctx),
             target_triple = ctx.attr.target_triple,
         ),
     ]
@@ -71,6 +85,12 @@ inputs of every compile, so a different compiler is a different action key.""",
             doc = "The OpenMP device runtime of GPUs: libomptarget-nvptx-sm_XX.bc and " +
                   "libomptarget-amdgpu-gfxXXX.bc, one per processor. Empty when not installed.",
             allow_files = [".bc"],
+        ),
+        "openmp_device_libraries": attr.label_list(
+            doc = "The OpenMP device runtime of GPUs in LLVM 20's layout: lib/<triple>/libompdevice.a " +
+                  "(a bitcode archive the device link takes) and lib/<triple>/libomptarget-<family>.bc, " +
+                  "for every processor of the triple. Empty when not installed (liboffload-<N>-dev).",
+            allow_files = [".a", ".bc"],
         ),
         "target_triple": attr.string(
             doc = "clang's default target triple (`clang -print-target-triple`): the host triple " +
