@@ -21,7 +21,9 @@
 #      an nginx WebDAV cache) are byte-identical to the first build's;
 #   5. remote cache: a third, fresh output base takes every action from the
 #      cache.
-# After 3, sm90a.sh: an sm_90a program's fat binary equals clang-23's.
+#   after 3: 3a, an sm_90a program's fat binary equals clang-23's (sm90a.sh);
+#   3b, OpenMP on GPUs with LLVM 21 (openmp.sh); 3c, -c opt device code
+#   equals clang++-23's own -O2 build (opt.sh).
 # Prints "N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
 
