@@ -38,7 +38,16 @@ func Supported(level int, n int) bool {
 		return false
 	}
 	p := paramsFor(level, int64(n))
-	return p.strat >= stratGreedy && p.strat <= stratLazy2
+	switch {
+	case p.strat >= stratGreedy && p.strat <= stratLazy2:
+		return true
+	case p.strat >= stratBtopt:
+		// From a window of 128 KiB on, libzstd also splits blocks by
+		// their sequences' statistics, which is not ported; below it,
+		// a frame is one block.
+		return p.windowLog < 17
+	}
+	return false
 }
 
 // Compress appends to dst the ZSTD frame libzstd's ZSTD_compress writes
@@ -126,7 +135,7 @@ func (c *compressor) block(dst []byte, pos, n int, last bool) []byte {
 	src := ms.src
 	maxDist := uint32(1) << c.p.windowLog
 	// The window's lower end follows the block start.
-	if blockIdx := uint32(pos + startIndex); blockIdx > maxDist {
+	if blockIdx := uint32(pos) + ms.base; blockIdx > maxDist {
 		if low := blockIdx - maxDist; ms.lowLimit < low {
 			ms.lowLimit = low
 		}
@@ -172,13 +181,17 @@ func (c *compressor) compressBlock(dst []byte, pos, n int) (int, []byte) {
 		return 0, nil // too small to try
 	}
 	c.ss.reset()
-	if curr := uint32(pos + startIndex); curr > ms.nextToUpdate+384 {
+	if curr := uint32(pos) + ms.base; curr > ms.nextToUpdate+384 {
 		// after a very long match, insert only the last positions of it
 		ms.nextToUpdate = curr - min(192, curr-ms.nextToUpdate-384)
 	}
 	rep := c.rep
-	depth := int(c.p.strat - stratGreedy)
-	lastLits := ms.compressLazy(&c.ss, &rep, pos, pos+n, depth)
+	var lastLits int
+	if c.p.strat >= stratBtopt {
+		lastLits = ms.compressBt(&c.ss, &rep, pos, pos+n)
+	} else {
+		lastLits = ms.compressLazy(&c.ss, &rep, pos, pos+n, int(c.p.strat-stratGreedy))
+	}
 	c.ss.lits = append(c.ss.lits, src[pos+n-lastLits:pos+n]...)
 
 	start := len(dst)
