@@ -2,16 +2,19 @@
 // libzstd 1.5.6's one-shot ZSTD_compress does at the levels whose match
 // finders it implements: the greedy, lazy and lazy2 strategies (levels 4
 // to 12 or so, by source size), with both of libzstd's match finders for
-// them (hash chains for windows up to 16 KiB, rows above). It is how
-// lib/nvfatbin writes the ZSTD entries of CUDA 13's fatbinary, which
-// calls libzstd at level 5.
+// them (hash chains for windows up to 16 KiB, rows above), and the
+// optimal parser of btopt, btultra and btultra2 (levels 13 to 22 or so)
+// for sources up to 64 KiB, which libzstd compresses as one block. It is
+// how lib/nvfatbin writes the ZSTD entries of CUDA 13's fatbinary, which
+// calls libzstd at level 5, and at one of 18 to 22 for its size mode.
 //
 // Everything that decides the bytes follows libzstd: the parameters it
 // derives from the level and source size, the parse (repeat offsets,
-// lazy evaluation gains, skipping over incompressible runs), and the
-// entropy stage (literals: raw, RLE or Huffman with one or four streams
-// and libzstd's tree construction; sequences: the choice among
-// predefined, RLE, new and repeated FSE tables and its normalisation).
+// lazy evaluation gains, skipping over incompressible runs; the optimal
+// parser's prices and statistics), and the entropy stage (literals: raw,
+// RLE or Huffman with one or four streams and libzstd's tree
+// construction and table log; sequences: the choice among predefined,
+// RLE, new and repeated FSE tables and its normalisation).
 package zstdexact
 
 import (
