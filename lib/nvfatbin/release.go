@@ -115,12 +115,10 @@ func (opt *WriteOptions) compress(c Compression, b []byte) ([]byte, error) {
 
 // compressZstd returns b as one single-segment ZSTD frame with its content
 // size and no checksum, the frame fatbinary 13 writes: libzstd's at level
-// 5, or with hard (--compress-mode=size) at fatbinarySizeLevel, which
-// zstdexact writes byte for byte where it implements what libzstd does
-// for b's size (at level 5 every size; at the size mode's level, images
-// up to 64 KiB). Elsewhere the frame is klauspost/compress's: it decodes
-// to the same image, but is other bytes than fatbinary's
-// (docs/nvfatbin.md).
+// 5, or with hard (--compress-mode=size) at fatbinarySizeLevel, both of
+// which zstdexact writes byte for byte. Only where it refuses (a source
+// over 2 GiB) is the frame klauspost/compress's: it decodes to the same
+// image, but is other bytes than fatbinary's (docs/nvfatbin.md).
 func compressZstd(b []byte, hard bool) ([]byte, error) {
 	level := fatbinaryZstdLevel
 	if hard {

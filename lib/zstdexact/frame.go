@@ -4,17 +4,19 @@
 // to 12 or so, by source size), with both of libzstd's match finders for
 // them (hash chains for windows up to 16 KiB, rows above), and the
 // optimal parser of btopt, btultra and btultra2 (levels 13 to 22 or so)
-// for sources up to 64 KiB, which libzstd compresses as one block. It is
-// how lib/nvfatbin writes the ZSTD entries of CUDA 13's fatbinary, which
-// calls libzstd at level 5, and at one of 18 to 22 for its size mode.
+// with the block splitter libzstd runs with it from a 128 KiB window on.
+// It is how lib/nvfatbin writes the ZSTD entries of CUDA 13's fatbinary,
+// which calls libzstd at level 5, and at one of 18 to 22 for its size
+// mode.
 //
 // Everything that decides the bytes follows libzstd: the parameters it
 // derives from the level and source size, the parse (repeat offsets,
 // lazy evaluation gains, skipping over incompressible runs; the optimal
-// parser's prices and statistics), and the entropy stage (literals: raw,
-// RLE or Huffman with one or four streams and libzstd's tree
-// construction and table log; sequences: the choice among predefined,
-// RLE, new and repeated FSE tables and its normalisation).
+// parser's prices and statistics; where blocks are cut), and the
+// entropy stage (literals: raw, RLE or Huffman with one or four streams
+// and libzstd's tree construction and table log; sequences: the choice
+// among predefined, RLE, new and repeated FSE tables and its
+// normalisation).
 package zstdexact
 
 import (
@@ -40,17 +42,9 @@ func Supported(level int, n int) bool {
 	if level < 1 || level > 22 || n > MaxSource {
 		return false
 	}
+	// all but fast, dfast and btlazy2
 	p := paramsFor(level, int64(n))
-	switch {
-	case p.strat >= stratGreedy && p.strat <= stratLazy2:
-		return true
-	case p.strat >= stratBtopt:
-		// From a window of 128 KiB on, libzstd also splits blocks by
-		// their sequences' statistics, which is not ported; below it,
-		// a frame is one block.
-		return p.windowLog < 17
-	}
-	return false
+	return p.strat >= stratGreedy && p.strat != stratBtlazy2
 }
 
 // Compress appends to dst the ZSTD frame libzstd's ZSTD_compress writes
@@ -123,19 +117,19 @@ func frameHeader(dst []byte, p params, n uint64) []byte {
 // finder's tables, the repeated offsets and the entropy tables, the last
 // two only as of the last block stored compressed.
 type compressor struct {
-	p     params
-	ms    *matchState
-	rep   [3]uint32
-	huf   hufState
-	fse   fseTables
-	ss    seqStore
-	codes [3][]uint8 // of lengths and offsets, per block
-	first bool
+	p        params
+	ms       *matchState
+	rep      [3]uint32
+	huf      hufState
+	fse      fseTables
+	ss       seqStore
+	codes    [3][]uint8 // of lengths and offsets, per block
+	estCodes [3][]uint8 // the same, for the block splitter's estimates
+	first    bool
 }
 
 func (c *compressor) block(dst []byte, pos, n int, last bool) []byte {
 	ms := c.ms
-	src := ms.src
 	maxDist := uint32(1) << c.p.windowLog
 	// The window's lower end follows the block start.
 	if blockIdx := uint32(pos) + ms.base; blockIdx > maxDist {
@@ -149,13 +143,23 @@ func (c *compressor) block(dst []byte, pos, n int, last bool) []byte {
 	if ms.nextToUpdate < ms.lowLimit {
 		ms.nextToUpdate = ms.lowLimit
 	}
-	lastBit := 0
-	if last {
-		lastBit = 1
+	if c.p.useBlockSplitter() {
+		return c.splitBlock(dst, pos, n, last)
 	}
 	head := len(dst)
 	dst = append(dst, 0, 0, 0)
 	cSize, out := c.compressBlock(dst, pos, n)
+	return c.blockHeader(dst, head, out, cSize, pos, n, last)
+}
+
+// blockHeader finishes the block whose body compressBlock (or its like)
+// left at dst[head+3:]: stored raw (cSize 0), as RLE (1), or compressed.
+func (c *compressor) blockHeader(dst []byte, head int, out []byte, cSize, pos, n int, last bool) []byte {
+	src := c.ms.src
+	lastBit := 0
+	if last {
+		lastBit = 1
+	}
 	switch cSize {
 	case 0: // raw
 		dst = append(dst[:head], 0, 0, 0)
@@ -175,14 +179,11 @@ func putHeader(b []byte, v uint32) {
 	b[0], b[1], b[2] = byte(v), byte(v>>8), byte(v>>16)
 }
 
-// compressBlock appends the compressed block body for src[pos:pos+n] to
-// dst and returns its size: 0 to store the block raw, 1 for RLE.
-func (c *compressor) compressBlock(dst []byte, pos, n int) (int, []byte) {
+// parse fills c.ss with the sequences and literals of src[pos:pos+n]
+// (ZSTD_buildSeqStore) and returns the repeated offsets after them.
+func (c *compressor) parse(pos, n int) [3]uint32 {
 	ms := c.ms
 	src := ms.src
-	if n < 7 {
-		return 0, nil // too small to try
-	}
 	c.ss.reset()
 	if curr := uint32(pos) + ms.base; curr > ms.nextToUpdate+384 {
 		// after a very long match, insert only the last positions of it
@@ -196,16 +197,35 @@ func (c *compressor) compressBlock(dst []byte, pos, n int) (int, []byte) {
 		lastLits = ms.compressLazy(&c.ss, &rep, pos, pos+n, int(c.p.strat-stratGreedy))
 	}
 	c.ss.lits = append(c.ss.lits, src[pos+n-lastLits:pos+n]...)
+	return rep
+}
 
+// entropyCompress appends the literals and sequences sections of seqs
+// and lits, which stand for n source bytes (ZSTD_entropyCompressSeqStore),
+// and returns their size, 0 where the block is better stored raw, and
+// the entropy tables for the next block should it be kept.
+func (c *compressor) entropyCompress(dst []byte, seqs []sequence, lits []byte, n int) (int, []byte, hufState, fseTables) {
 	start := len(dst)
-	nSeq := len(c.ss.seqs)
-	suspect := nSeq == 0 || len(c.ss.lits)/nSeq >= 20
-	out, huf := compressLiterals(dst, c.ss.lits, c.huf, c.p.strat, suspect)
-	out, fse, ok, err := compressSequences(out, c.ss.seqs, c.fse, c.p.strat, &c.codes)
+	nSeq := len(seqs)
+	suspect := nSeq == 0 || len(lits)/nSeq >= 20
+	out, huf := compressLiterals(dst, lits, c.huf, c.p.strat, suspect)
+	out, fse, ok, err := compressSequences(out, seqs, c.fse, c.p.strat, &c.codes)
 	cSize := len(out) - start
 	if err != nil || !ok || cSize >= n-minGain(n, c.p.strat) {
 		cSize = 0
 	}
+	return cSize, out, huf, fse
+}
+
+// compressBlock appends the compressed block body for src[pos:pos+n] to
+// dst and returns its size: 0 to store the block raw, 1 for RLE.
+func (c *compressor) compressBlock(dst []byte, pos, n int) (int, []byte) {
+	src := c.ms.src
+	if n < 7 {
+		return 0, nil // too small to try
+	}
+	rep := c.parse(pos, n)
+	cSize, out, huf, fse := c.entropyCompress(dst, c.ss.seqs, c.ss.lits, n)
 	if !c.first && cSize < 25 && allSame(src[pos:pos+n]) {
 		return 1, nil
 	}

@@ -18,6 +18,7 @@ func FuzzCompress(f *testing.F) {
 	f.Add(genSeeded(17, 40000)(), uint8(12)) // level 13: btopt
 	f.Add(repeated(), uint8(21))             // level 22
 	f.Add(noise(9, 3000)(), uint8(15))
+	f.Add(heterogeneous(), uint8(18)) // several blocks, cut by the splitter
 	f.Fuzz(func(t *testing.T, in []byte, level uint8) {
 		l := int(level%22) + 1
 		if !Supported(l, len(in)) {

@@ -74,13 +74,31 @@ func repeated() []byte {
 	return b
 }
 
+// heterogeneous is stretches of unlike data (text, noise, skewed bytes,
+// repeats, zeros) over two blocks, which libzstd's block splitter cuts
+// into blocks of their own, some stored raw.
+func heterogeneous() []byte {
+	var b []byte
+	for i, part := range [][]byte{
+		genSeeded(20, 40000)(), noise(21, 6000)(),
+		shuffledCounts(22, [3]int{'a', 4, 2000}, [3]int{'0', 10, 300})(), repeated(),
+		make([]byte, 20000), genSeeded(23, 50000)(), noise(24, 5000)(),
+		shuffledCounts(25, [3]int{'A', 26, 400})(), genSeeded(26, 12000)(),
+	} {
+		b = append(b, part...)
+		b = append(b, byte(i))
+	}
+	return b
+}
+
 // recordedCases cover each size class of level 5 (hash chains up to 16
 // KiB, rows above; one block, several), the edges (empty, too short to
 // try, raw and RLE blocks), and the greedy, lazy and lazy2 strategies at
 // levels 4, 6 and 8; then the optimal strategies: fatbinary's size mode
 // (level 19: btultra2, with its first pass) in each size class it takes,
-// up to the largest source of one block, and btopt and btultra (level
-// 13 above and below 16 KiB) and level 22.
+// up to the largest source of one block and over several blocks (cut by
+// the block splitter), btopt and btultra (level 13 above and below 16
+// KiB, level 16 over two blocks) and level 22.
 var recordedCases = []recordedCase{
 	{"empty", 5, func() []byte { return nil }},
 	{"one", 5, func() []byte { return []byte{'x'} }},
@@ -126,6 +144,15 @@ var recordedCases = []recordedCase{
 	{"gen40000-l13", 13, genSeeded(17, 40000)},
 	{"repeated-l13", 13, repeated},
 	{"gen40000-l22", 22, genSeeded(17, 40000)},
+	{"hetero-l19", 19, heterogeneous},
+	{"hetero2x-l16", 16, func() []byte { // btopt over 256 KiB
+		h := heterogeneous()
+		b := append(append([]byte{}, h...), h...)
+		for i := len(h); i < len(b); i += 4999 {
+			b[i] ^= 0x5a
+		}
+		return b
+	}},
 }
 
 // TestRecorded compares Compress with libzstd's recorded frames. With
