@@ -114,15 +114,18 @@ func (opt *WriteOptions) compress(c Compression, b []byte) ([]byte, error) {
 }
 
 // compressZstd returns b as one single-segment ZSTD frame with its content
-// size and no checksum, the frame fatbinary 13 writes. In the default
-// mode that is libzstd's frame at level 5, which zstdexact writes byte for
-// byte where it implements the match finder libzstd picks for b's size;
-// elsewhere (and for --compress-mode=size, libzstd's levels 18 and up)
-// the frame is klauspost/compress's: it decodes to the same image, but
-// is other bytes than fatbinary's (docs/nvfatbin.md).
+// size and no checksum, the frame fatbinary 13 writes: libzstd's at level
+// 5, or with hard (--compress-mode=size) at fatbinarySizeLevel, both of
+// which zstdexact writes byte for byte. Only where it refuses (a source
+// over 2 GiB) is the frame klauspost/compress's: it decodes to the same
+// image, but is other bytes than fatbinary's (docs/nvfatbin.md).
 func compressZstd(b []byte, hard bool) ([]byte, error) {
-	if !hard && zstdexact.Supported(fatbinaryZstdLevel, len(b)) {
-		return zstdexact.Compress(make([]byte, 0, len(b)/2+64), b, fatbinaryZstdLevel)
+	level := fatbinaryZstdLevel
+	if hard {
+		level = fatbinarySizeLevel
+	}
+	if zstdexact.Supported(level, len(b)) {
+		return zstdexact.Compress(make([]byte, 0, len(b)/2+64), b, level)
 	}
 	enc := zstdEncoders[0]()
 	if hard {
@@ -136,6 +139,14 @@ func compressZstd(b []byte, hard bool) ([]byte, error) {
 
 // fatbinaryZstdLevel is the libzstd level of fatbinary 13's default mode.
 const fatbinaryZstdLevel = 5
+
+// fatbinarySizeLevel is the libzstd level taken for --compress-mode=size.
+// The fixtures place fatbinary 13's between 18 and 22 (its frames of
+// them equal libzstd's at each of those and at no lower level); 19, the
+// highest level libzstd's own tool offers without --ultra, is taken.
+// Where those levels differ (most images over a few KiB) only fatbinary
+// itself can tell which is right.
+const fatbinarySizeLevel = 19
 
 // zstdEncoders are made once, when first used: making one costs more than
 // compressing a cubin, and EncodeAll may be called concurrently.

@@ -2,16 +2,21 @@
 // libzstd 1.5.6's one-shot ZSTD_compress does at the levels whose match
 // finders it implements: the greedy, lazy and lazy2 strategies (levels 4
 // to 12 or so, by source size), with both of libzstd's match finders for
-// them (hash chains for windows up to 16 KiB, rows above). It is how
-// lib/nvfatbin writes the ZSTD entries of CUDA 13's fatbinary, which
-// calls libzstd at level 5.
+// them (hash chains for windows up to 16 KiB, rows above), and the
+// optimal parser of btopt, btultra and btultra2 (levels 13 to 22 or so)
+// with the block splitter libzstd runs with it from a 128 KiB window on.
+// It is how lib/nvfatbin writes the ZSTD entries of CUDA 13's fatbinary,
+// which calls libzstd at level 5, and at one of 18 to 22 for its size
+// mode.
 //
 // Everything that decides the bytes follows libzstd: the parameters it
 // derives from the level and source size, the parse (repeat offsets,
-// lazy evaluation gains, skipping over incompressible runs), and the
+// lazy evaluation gains, skipping over incompressible runs; the optimal
+// parser's prices and statistics; where blocks are cut), and the
 // entropy stage (literals: raw, RLE or Huffman with one or four streams
-// and libzstd's tree construction; sequences: the choice among
-// predefined, RLE, new and repeated FSE tables and its normalisation).
+// and libzstd's tree construction and table log; sequences: the choice
+// among predefined, RLE, new and repeated FSE tables and its
+// normalisation).
 package zstdexact
 
 import (
@@ -37,8 +42,9 @@ func Supported(level int, n int) bool {
 	if level < 1 || level > 22 || n > MaxSource {
 		return false
 	}
+	// all but fast, dfast and btlazy2
 	p := paramsFor(level, int64(n))
-	return p.strat >= stratGreedy && p.strat <= stratLazy2
+	return p.strat >= stratGreedy && p.strat != stratBtlazy2
 }
 
 // Compress appends to dst the ZSTD frame libzstd's ZSTD_compress writes
@@ -111,22 +117,22 @@ func frameHeader(dst []byte, p params, n uint64) []byte {
 // finder's tables, the repeated offsets and the entropy tables, the last
 // two only as of the last block stored compressed.
 type compressor struct {
-	p     params
-	ms    *matchState
-	rep   [3]uint32
-	huf   hufState
-	fse   fseTables
-	ss    seqStore
-	codes [3][]uint8 // of lengths and offsets, per block
-	first bool
+	p        params
+	ms       *matchState
+	rep      [3]uint32
+	huf      hufState
+	fse      fseTables
+	ss       seqStore
+	codes    [3][]uint8 // of lengths and offsets, per block
+	estCodes [3][]uint8 // the same, for the block splitter's estimates
+	first    bool
 }
 
 func (c *compressor) block(dst []byte, pos, n int, last bool) []byte {
 	ms := c.ms
-	src := ms.src
 	maxDist := uint32(1) << c.p.windowLog
 	// The window's lower end follows the block start.
-	if blockIdx := uint32(pos + startIndex); blockIdx > maxDist {
+	if blockIdx := uint32(pos) + ms.base; blockIdx > maxDist {
 		if low := blockIdx - maxDist; ms.lowLimit < low {
 			ms.lowLimit = low
 		}
@@ -137,13 +143,23 @@ func (c *compressor) block(dst []byte, pos, n int, last bool) []byte {
 	if ms.nextToUpdate < ms.lowLimit {
 		ms.nextToUpdate = ms.lowLimit
 	}
-	lastBit := 0
-	if last {
-		lastBit = 1
+	if c.p.useBlockSplitter() {
+		return c.splitBlock(dst, pos, n, last)
 	}
 	head := len(dst)
 	dst = append(dst, 0, 0, 0)
 	cSize, out := c.compressBlock(dst, pos, n)
+	return c.blockHeader(dst, head, out, cSize, pos, n, last)
+}
+
+// blockHeader finishes the block whose body compressBlock (or its like)
+// left at dst[head+3:]: stored raw (cSize 0), as RLE (1), or compressed.
+func (c *compressor) blockHeader(dst []byte, head int, out []byte, cSize, pos, n int, last bool) []byte {
+	src := c.ms.src
+	lastBit := 0
+	if last {
+		lastBit = 1
+	}
 	switch cSize {
 	case 0: // raw
 		dst = append(dst[:head], 0, 0, 0)
@@ -163,33 +179,53 @@ func putHeader(b []byte, v uint32) {
 	b[0], b[1], b[2] = byte(v), byte(v>>8), byte(v>>16)
 }
 
-// compressBlock appends the compressed block body for src[pos:pos+n] to
-// dst and returns its size: 0 to store the block raw, 1 for RLE.
-func (c *compressor) compressBlock(dst []byte, pos, n int) (int, []byte) {
+// parse fills c.ss with the sequences and literals of src[pos:pos+n]
+// (ZSTD_buildSeqStore) and returns the repeated offsets after them.
+func (c *compressor) parse(pos, n int) [3]uint32 {
 	ms := c.ms
 	src := ms.src
-	if n < 7 {
-		return 0, nil // too small to try
-	}
 	c.ss.reset()
-	if curr := uint32(pos + startIndex); curr > ms.nextToUpdate+384 {
+	if curr := uint32(pos) + ms.base; curr > ms.nextToUpdate+384 {
 		// after a very long match, insert only the last positions of it
 		ms.nextToUpdate = curr - min(192, curr-ms.nextToUpdate-384)
 	}
 	rep := c.rep
-	depth := int(c.p.strat - stratGreedy)
-	lastLits := ms.compressLazy(&c.ss, &rep, pos, pos+n, depth)
+	var lastLits int
+	if c.p.strat >= stratBtopt {
+		lastLits = ms.compressBt(&c.ss, &rep, pos, pos+n)
+	} else {
+		lastLits = ms.compressLazy(&c.ss, &rep, pos, pos+n, int(c.p.strat-stratGreedy))
+	}
 	c.ss.lits = append(c.ss.lits, src[pos+n-lastLits:pos+n]...)
+	return rep
+}
 
+// entropyCompress appends the literals and sequences sections of seqs
+// and lits, which stand for n source bytes (ZSTD_entropyCompressSeqStore),
+// and returns their size, 0 where the block is better stored raw, and
+// the entropy tables for the next block should it be kept.
+func (c *compressor) entropyCompress(dst []byte, seqs []sequence, lits []byte, n int) (int, []byte, hufState, fseTables) {
 	start := len(dst)
-	nSeq := len(c.ss.seqs)
-	suspect := nSeq == 0 || len(c.ss.lits)/nSeq >= 20
-	out, huf := compressLiterals(dst, c.ss.lits, c.huf, c.p.strat, suspect)
-	out, fse, ok, err := compressSequences(out, c.ss.seqs, c.fse, c.p.strat, &c.codes)
+	nSeq := len(seqs)
+	suspect := nSeq == 0 || len(lits)/nSeq >= 20
+	out, huf := compressLiterals(dst, lits, c.huf, c.p.strat, suspect)
+	out, fse, ok, err := compressSequences(out, seqs, c.fse, c.p.strat, &c.codes)
 	cSize := len(out) - start
 	if err != nil || !ok || cSize >= n-minGain(n, c.p.strat) {
 		cSize = 0
 	}
+	return cSize, out, huf, fse
+}
+
+// compressBlock appends the compressed block body for src[pos:pos+n] to
+// dst and returns its size: 0 to store the block raw, 1 for RLE.
+func (c *compressor) compressBlock(dst []byte, pos, n int) (int, []byte) {
+	src := c.ms.src
+	if n < 7 {
+		return 0, nil // too small to try
+	}
+	rep := c.parse(pos, n)
+	cSize, out, huf, fse := c.entropyCompress(dst, c.ss.seqs, c.ss.lits, n)
 	if !c.first && cSize < 25 && allSame(src[pos:pos+n]) {
 		return 1, nil
 	}

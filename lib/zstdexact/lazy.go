@@ -21,12 +21,27 @@ type matchState struct {
 	dictLimit    uint32 // the lowest index of the current prefix
 	lazySkipping bool   // inserting only searched positions, after a long run without matches
 	row          *rowState
+
+	// The optimal strategies' state (bt.go, opt.go). Their chainTable
+	// is the binary tree. base is the index of src[0]: startIndex, moved
+	// on by btultra2's first pass.
+	base       uint32
+	hashTable3 []uint32
+	hashLog3   uint
+	opt        *optState
 }
 
 func newMatchState(p params, src []byte) *matchState {
-	ms := &matchState{p: p, src: src, nextToUpdate: startIndex, lowLimit: startIndex, dictLimit: startIndex}
+	ms := &matchState{p: p, src: src, nextToUpdate: startIndex, lowLimit: startIndex, dictLimit: startIndex, base: startIndex}
 	ms.hashTable = make([]uint32, 1<<p.hashLog)
-	if p.useRowMatchFinder() {
+	if p.strat >= stratBtopt {
+		ms.chainTable = make([]uint32, 1<<p.chainLog)
+		if p.minMatch == 3 {
+			ms.hashLog3 = min(hashLog3M, p.windowLog)
+			ms.hashTable3 = make([]uint32, 1<<ms.hashLog3)
+		}
+		ms.opt = newOptState()
+	} else if p.useRowMatchFinder() {
 		ms.row = newRowState(p)
 	} else {
 		ms.chainTable = make([]uint32, 1<<p.chainLog)

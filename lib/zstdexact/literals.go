@@ -158,8 +158,9 @@ func hufCompress(out []byte, src []byte, single bool, prev hufState, repeat hufR
 		return o, n, repeat, next
 	}
 	huffLog := fseOptimalTableLog(litHufLog, len(src), maxSym, 1)
-	// (From btultra on, libzstd searches for the best depth instead; this
-	// package does not implement those strategies.)
+	if s >= stratBtultra {
+		huffLog = hufOptimalDepth(cnt[:], maxSym, litHufLog)
+	}
 	ct := buildHufCTable(cnt[:], maxSym, huffLog)
 	desc, err := writeHufCTable(nil, ct)
 	if err != nil {
@@ -180,4 +181,38 @@ func hufCompress(out []byte, src []byte, single bool, prev hufState, repeat hufR
 	next.table = ct
 	o, n := encode(ct, append(out, desc...))
 	return o, n, repeat, next
+}
+
+// hufOptimalDepth is the table log the strongest strategies give the
+// literals' code (HUF_optimalTableLog with HUF_flags_optimalDepth): from
+// the least that fits the symbols up, the log whose table description
+// and coded size together are smallest, stopping once that grows or the
+// code no longer gets deeper.
+func hufOptimalDepth(cnt []uint32, maxSym int, maxLog uint) uint {
+	card := uint32(0)
+	for _, c := range cnt[:maxSym+1] {
+		if c != 0 {
+			card++
+		}
+	}
+	minLog := highbit(card) + 1
+	optSize, optLog := int(^uint(0)>>1)-1, maxLog
+	for guess := minLog; guess <= maxLog; guess++ {
+		ct := buildHufCTable(cnt, maxSym, guess)
+		if ct.tableLog < guess && guess > minLog {
+			break
+		}
+		desc, err := writeHufCTable(nil, ct)
+		if err != nil {
+			continue
+		}
+		size := ct.estimateSize(cnt, maxSym) + len(desc)
+		if size > optSize+1 {
+			break
+		}
+		if size < optSize {
+			optSize, optLog = size, guess
+		}
+	}
+	return optLog
 }

@@ -12,8 +12,8 @@ import (
 
 // TestOracle compares Compress with libzstd itself, run as the program
 // named by ZSTDEXACT_ORACLE ("PROG LEVEL IN OUT" writes ZSTD_compress's
-// frame of IN to OUT), on the files named by ZSTDEXACT_FILES (a glob)
-// and on generated inputs. Without the variable it is skipped: libzstd
+// frame of IN to OUT), at ZSTDEXACT_LEVEL (default 5), on the files
+// named by ZSTDEXACT_FILES (a glob) and on generated inputs. Without the variable it is skipped: libzstd
 // is not a test dependency; the recorded frames of TestRecorded are.
 func TestOracle(t *testing.T) {
 	oracle := os.Getenv("ZSTDEXACT_ORACLE")
@@ -27,6 +27,12 @@ func TestOracle(t *testing.T) {
 	nGen := 150
 	if os.Getenv("ZSTDEXACT_FILES_ONLY") != "" {
 		nGen = 0
+	}
+	// ZSTDEXACT_MAX_SIZE bounds the generated inputs' sizes (the
+	// optimal strategies are ported for up to 64 KiB).
+	maxGen := 300000
+	if m := os.Getenv("ZSTDEXACT_MAX_SIZE"); m != "" {
+		fmt.Sscan(m, &maxGen)
 	}
 	var inputs [][]byte
 	var names []string
@@ -43,7 +49,7 @@ func TestOracle(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < nGen; i++ {
-		inputs = append(inputs, genInput(rng, rng.Intn(300000)))
+		inputs = append(inputs, genInput(rng, rng.Intn(maxGen)))
 		names = append(names, fmt.Sprintf("gen%d", i))
 	}
 	dir := t.TempDir()

@@ -61,10 +61,44 @@ func skipped() []byte {
 	return append(b, n[100:900]...)
 }
 
+// repeated is text copied over and over with a few bytes changed: matches
+// longer than the optimal parser prices at once (4 KiB), repeated
+// offsets, and stretches the binary tree skips.
+func repeated() []byte {
+	g := genSeeded(16, 9000)()
+	var b []byte
+	for i := 0; i < 6; i++ {
+		b = append(b, g...)
+		b[len(b)-1-i*997] ^= 0x55
+	}
+	return b
+}
+
+// heterogeneous is stretches of unlike data (text, noise, skewed bytes,
+// repeats, zeros) over two blocks, which libzstd's block splitter cuts
+// into blocks of their own, some stored raw.
+func heterogeneous() []byte {
+	var b []byte
+	for i, part := range [][]byte{
+		genSeeded(20, 40000)(), noise(21, 6000)(),
+		shuffledCounts(22, [3]int{'a', 4, 2000}, [3]int{'0', 10, 300})(), repeated(),
+		make([]byte, 20000), genSeeded(23, 50000)(), noise(24, 5000)(),
+		shuffledCounts(25, [3]int{'A', 26, 400})(), genSeeded(26, 12000)(),
+	} {
+		b = append(b, part...)
+		b = append(b, byte(i))
+	}
+	return b
+}
+
 // recordedCases cover each size class of level 5 (hash chains up to 16
 // KiB, rows above; one block, several), the edges (empty, too short to
 // try, raw and RLE blocks), and the greedy, lazy and lazy2 strategies at
-// levels 4, 6 and 8.
+// levels 4, 6 and 8; then the optimal strategies: fatbinary's size mode
+// (level 19: btultra2, with its first pass) in each size class it takes,
+// up to the largest source of one block and over several blocks (cut by
+// the block splitter), btopt and btultra (level 13 above and below 16
+// KiB, level 16 over two blocks) and level 22.
 var recordedCases = []recordedCase{
 	{"empty", 5, func() []byte { return nil }},
 	{"one", 5, func() []byte { return []byte{'x'} }},
@@ -95,6 +129,30 @@ var recordedCases = []recordedCase{
 	{"gen25000-l6", 6, genSeeded(6, 25000)},
 	{"gen25000-l8", 8, genSeeded(6, 25000)},
 	{"gen25000-l10", 10, genSeeded(6, 25000)},
+	{"nine-l19", 19, func() []byte { return []byte("abcabcabc") }},
+	{"gen100-l19", 19, genSeeded(1, 100)},
+	{"gen5000-l19", 19, genSeeded(3, 5000)},
+	{"gen16384-l19", 19, genSeeded(4, 16384)},
+	{"gen40000-l19", 19, genSeeded(17, 40000)},
+	{"gen65536-l19", 19, genSeeded(18, 65536)},
+	{"noise3000-l19", 19, noise(9, 3000)},
+	{"zeros60000-l19", 19, func() []byte { return make([]byte, 60000) }},
+	{"skipped-l19", 19, skipped},
+	{"counts-l19", 19, shuffledCounts(14, [3]int{'a', 5, 300}, [3]int{'A', 26, 700}, [3]int{'0', 6, 170}, [3]int{' ', 3, 40})},
+	{"repeated-l19", 19, repeated},
+	{"gen5000-l13", 13, genSeeded(3, 5000)},
+	{"gen40000-l13", 13, genSeeded(17, 40000)},
+	{"repeated-l13", 13, repeated},
+	{"gen40000-l22", 22, genSeeded(17, 40000)},
+	{"hetero-l19", 19, heterogeneous},
+	{"hetero2x-l16", 16, func() []byte { // btopt over 256 KiB
+		h := heterogeneous()
+		b := append(append([]byte{}, h...), h...)
+		for i := len(h); i < len(b); i += 4999 {
+			b[i] ^= 0x5a
+		}
+		return b
+	}},
 }
 
 // TestRecorded compares Compress with libzstd's recorded frames. With

@@ -265,51 +265,14 @@ func compressSequences(out []byte, seqs []sequence, prev fseTables, s strategy, 
 	if nbSeq == 0 {
 		return out, prev, true, nil
 	}
-	for i := range codes {
-		codes[i] = slices.Grow(codes[i][:0], nbSeq)[:nbSeq]
-	}
-	llCodes, ofCodes, mlCodes := codes[0], codes[1], codes[2]
-	for i, q := range seqs {
-		llCodes[i] = llCode(q.litLen)
-		ofCodes[i] = uint8(highbit(q.offBase))
-		mlCodes[i] = mlCode(q.mlBase)
-	}
-	next := prev
 	head := len(out)
 	out = append(out, 0)
-	lastCountSize := 0
-	var cnt [maxML + 1]uint32
-	var err error
-
-	maxSym, most := countCodes(cnt[:maxLL+1], llCodes)
-	llType := selectEncoding(&next.llRep, cnt[:], maxSym, most, nbSeq, llFSELog, prev.ll, llDefaultNorm, llDefaultNormLog, true, s)
-	before := len(out)
-	if out, next.ll, err = buildTable(out, llType, cnt[:], maxSym, llCodes, llFSELog, llDefaultNorm, llDefaultNormLog, maxLL, prev.ll); err != nil {
+	out, next, types, lastCountSize, err := seqTables(out, seqs, prev, s, codes)
+	if err != nil {
 		return nil, prev, false, err
 	}
-	if llType == setCompressed {
-		lastCountSize = len(out) - before
-	}
-
-	maxSym, most = countCodes(cnt[:maxOff+1], ofCodes)
-	ofType := selectEncoding(&next.ofRep, cnt[:], maxSym, most, nbSeq, offFSELog, prev.of, ofDefaultNorm, ofDefaultNormLog, maxSym <= defaultMaxOff, s)
-	before = len(out)
-	if out, next.of, err = buildTable(out, ofType, cnt[:], maxSym, ofCodes, offFSELog, ofDefaultNorm, ofDefaultNormLog, defaultMaxOff, prev.of); err != nil {
-		return nil, prev, false, err
-	}
-	if ofType == setCompressed {
-		lastCountSize = len(out) - before
-	}
-
-	maxSym, most = countCodes(cnt[:maxML+1], mlCodes)
-	mlType := selectEncoding(&next.mlRep, cnt[:], maxSym, most, nbSeq, mlFSELog, prev.ml, mlDefaultNorm, mlDefaultNormLog, true, s)
-	before = len(out)
-	if out, next.ml, err = buildTable(out, mlType, cnt[:], maxSym, mlCodes, mlFSELog, mlDefaultNorm, mlDefaultNormLog, maxML, prev.ml); err != nil {
-		return nil, prev, false, err
-	}
-	if mlType == setCompressed {
-		lastCountSize = len(out) - before
-	}
+	llType, ofType, mlType := types[0], types[1], types[2]
+	llCodes, ofCodes, mlCodes := codes[0], codes[1], codes[2]
 	out[head] = byte(llType<<6 + ofType<<4 + mlType<<2)
 
 	w := bitWriter{out: out}
@@ -340,4 +303,63 @@ func compressSequences(out []byte, seqs []sequence, prev fseTables, s strategy, 
 		return out, next, false, nil
 	}
 	return out, next, true, nil
+}
+
+// seqCodes fills codes with the length and offset codes of seqs.
+func seqCodes(seqs []sequence, codes *[3][]uint8) {
+	nbSeq := len(seqs)
+	for i := range codes {
+		codes[i] = slices.Grow(codes[i][:0], nbSeq)[:nbSeq]
+	}
+	for i, q := range seqs {
+		codes[0][i] = llCode(q.litLen)
+		codes[1][i] = uint8(highbit(q.offBase))
+		codes[2][i] = mlCode(q.mlBase)
+	}
+}
+
+// seqTables chooses and builds the three code tables of seqs (at least
+// one) as ZSTD_buildSequencesStatistics does, appending their
+// descriptions to out; types are those of literal lengths, offsets and
+// match lengths, lastCountSize the size of the last NCount written.
+func seqTables(out []byte, seqs []sequence, prev fseTables, s strategy, codes *[3][]uint8) ([]byte, fseTables, [3]int, int, error) {
+	nbSeq := len(seqs)
+	seqCodes(seqs, codes)
+	llCodes, ofCodes, mlCodes := codes[0], codes[1], codes[2]
+	next := prev
+	lastCountSize := 0
+	var cnt [maxML + 1]uint32
+	var err error
+	var types [3]int
+
+	maxSym, most := countCodes(cnt[:maxLL+1], llCodes)
+	types[0] = selectEncoding(&next.llRep, cnt[:], maxSym, most, nbSeq, llFSELog, prev.ll, llDefaultNorm, llDefaultNormLog, true, s)
+	before := len(out)
+	if out, next.ll, err = buildTable(out, types[0], cnt[:], maxSym, llCodes, llFSELog, llDefaultNorm, llDefaultNormLog, maxLL, prev.ll); err != nil {
+		return nil, prev, types, 0, err
+	}
+	if types[0] == setCompressed {
+		lastCountSize = len(out) - before
+	}
+
+	maxSym, most = countCodes(cnt[:maxOff+1], ofCodes)
+	types[1] = selectEncoding(&next.ofRep, cnt[:], maxSym, most, nbSeq, offFSELog, prev.of, ofDefaultNorm, ofDefaultNormLog, maxSym <= defaultMaxOff, s)
+	before = len(out)
+	if out, next.of, err = buildTable(out, types[1], cnt[:], maxSym, ofCodes, offFSELog, ofDefaultNorm, ofDefaultNormLog, defaultMaxOff, prev.of); err != nil {
+		return nil, prev, types, 0, err
+	}
+	if types[1] == setCompressed {
+		lastCountSize = len(out) - before
+	}
+
+	maxSym, most = countCodes(cnt[:maxML+1], mlCodes)
+	types[2] = selectEncoding(&next.mlRep, cnt[:], maxSym, most, nbSeq, mlFSELog, prev.ml, mlDefaultNorm, mlDefaultNormLog, true, s)
+	before = len(out)
+	if out, next.ml, err = buildTable(out, types[2], cnt[:], maxSym, mlCodes, mlFSELog, mlDefaultNorm, mlDefaultNormLog, maxML, prev.ml); err != nil {
+		return nil, prev, types, 0, err
+	}
+	if types[2] == setCompressed {
+		lastCountSize = len(out) - before
+	}
+	return out, next, types, lastCountSize, nil
 }
