@@ -267,7 +267,7 @@ else
     shuffled=0
     # Every file the fresh build wrote, against the first build's copy
     # (runfiles manifests list absolute paths by design); the OpenMP
-    # example's -O0 NVPTX cubins modulo symbol order, and not what embeds
+    # example's -O0 NVPTX cubins by their sections and symbols, and not what embeds
     # them (openmp.sh: LLVM's NVPTX asm printer orders some globals by
     # pointer hash).
     while IFS= read -r f; do
@@ -283,7 +283,7 @@ else
     done < <(cd "$bin1" && find hip cuda openmp -type f ! -path '*.runfiles*' ! -name '*runfiles_manifest' |
       grep -vE "$omp_embedders" | sort)
     if [ "$count" -gt 0 ] && [ "$reordered" -gt 0 ] && [ -z "$diffs" ]; then
-      ok "determinism: $count example outputs the same across two output bases ($(($(date +%s) - t1))s): byte-identical but for $shuffled of the OpenMP example's $reordered -O0 NVPTX cubins, whose symbols alone are in another order; what embeds those not compared (openmp.sh)"
+      ok "determinism: $count example outputs the same across two output bases ($(($(date +%s) - t1))s): byte-identical but for $shuffled of the OpenMP example's $reordered -O0 NVPTX cubins, which have the same sections and symbols laid out in another order; what embeds those not compared (openmp.sh)"
     else
       bad "determinism: $count files compared, differing:$diffs"
     fi
