@@ -78,7 +78,9 @@ hide_script() { # DIR
     echo "mount --bind '$1/empty_file' '$f'"
   done
   for d in "${sdk_dirs[@]}"; do
-    [ -d "$d" ] && echo "mount --bind '$1/empty_dir' '$d'"
+    if [ -d "$d" ]; then
+      echo "mount --bind '$1/empty_dir' '$d'"
+    fi
   done
 }
 
