@@ -91,10 +91,16 @@ def _offload_clang_toolchain_impl(ctx):
     copts = list(ctx.attr.copts)
     link_flags = list(ctx.attr.link_flags)
     llvm = ctx.attr.llvm[OffloadLlvmInfo] if ctx.attr.llvm else None
+    env = {}
     if llvm:
         executable = llvm.clang
         transitive.append(llvm.files)
         version = version or llvm.version
+
+        # clang, and the tools it runs, load the installation's libraries
+        # from the declared files, not from the machine's library directory.
+        if llvm.library_path:
+            env["LD_LIBRARY_PATH"] = llvm.library_path
 
         # clang finds its resource directory and lld next to the path it was
         # run by (the repository's bin/), not next to the file it resolves to.
@@ -134,6 +140,7 @@ def _offload_clang_toolchain_impl(ctx):
         executable = executable,
         path = ctx.attr.path,
         files = depset(files, transitive = transitive),
+        env = env,
         version = version,
         copts = copts,
         kind_copts = kind_copts,

@@ -57,6 +57,56 @@ def _llvm_libraries(rctx, root, programs):
                 libs[name] = path
     return libs
 
+# What a RUNPATH (or RPATH) entry must be for a program under bin/ to find
+# the libraries under lib/ next to it, wherever the two are materialized.
+_ORIGIN_LIB = ["$ORIGIN/../lib", "${ORIGIN}/../lib", "$ORIGIN/../lib/", "${ORIGIN}/../lib/"]
+
+def _finds_own_libraries(objdump_p):
+    """Whether a program finds the LLVM libraries it loads in ../lib from itself.
+
+    Args:
+      objdump_p: `objdump -p` of the program (its dynamic section).
+
+    Returns:
+      True when it loads no LLVM library, or has $ORIGIN/../lib in its
+      RUNPATH or RPATH.
+    """
+    needs_llvm = False
+    search = []
+    for line in objdump_p.splitlines():
+        ws = words(line)
+        if len(ws) != 2:
+            continue
+        if ws[0] == "NEEDED" and _is_llvm_library(ws[1]):
+            needs_llvm = True
+        elif ws[0] in ("RUNPATH", "RPATH"):
+            search += ws[1].split(":")
+    return not needs_llvm or bool([d for d in search if d in _ORIGIN_LIB])
+
+def _needs_library_path(rctx, programs):
+    """Whether the programs find the repository's lib/ only through LD_LIBRARY_PATH.
+
+    The repository links each program under bin/ and the LLVM libraries it
+    loads under lib/. A program whose RUNPATH is $ORIGIN/../lib (LLVM's own
+    builds, apt.llvm.org's packages) finds them there wherever the two
+    directories are materialized, a remote worker's execroot included.
+    Debian's own clang-21 and clang-23 have no RUNPATH: they load
+    libclang-cpp and libLLVM from /usr/lib/x86_64-linux-gnu, files no
+    action declares, missing where the SDKs are not installed. (A program's
+    RUNPATH serves the libraries it names itself; clang, lld and the
+    wrappers name libLLVM and libclang-cpp directly.) Without objdump to
+    read the programs, the answer is yes: a library path where none was
+    needed costs nothing but the actions' keys.
+    """
+    objdump = rctx.which("objdump")
+    if not objdump:
+        return True
+    for p in programs:
+        res = rctx.execute([objdump, "-p", p])
+        if res.return_code != 0 or not _finds_own_libraries(res.stdout):
+            return True
+    return False
+
 # The OpenMP offload runtime, when the installation has it (Debian's
 # libomp-<N>-dev): libomp, libomptarget and its plugins (host CPUs, and the
 # GPU plugins that dlopen the CUDA driver or HSA), which libomptarget loads
@@ -172,8 +222,10 @@ def _offload_llvm_repository_impl(rctx):
             link(rctx, root + "/bin/" + t, "bin/" + t)
             programs.append(realpath(rctx, root + "/bin/" + t))
             tools.append("bin/" + t)
-    for name, path in sorted(_llvm_libraries(rctx, realpath(rctx, root), programs).items()):
+    libs = _llvm_libraries(rctx, realpath(rctx, root), programs)
+    for name, path in sorted(libs.items()):
         link(rctx, path, "lib/" + name)
+    library_path = bool(libs) and _needs_library_path(rctx, programs)
 
     # The resource directory, lib/clang/<major> (or <full version> before LLVM 16).
     major = version.split(".")[0]
@@ -195,6 +247,7 @@ offload_llvm(
     clang = "bin/clang",
     lld = {lld},
     libs = glob(["lib/*.so*"]),
+    library_path = {library_path},
     openmp_runtime = {openmp},
     hip_declares_rcp_f16 = {rcp},
     openmp_device_runtime = {device_runtime},{device_libraries}
@@ -210,6 +263,7 @@ exports_files(glob(["bin/*"]))
         where = where,
         defs = rules_offload_defs(),
         lld = '"bin/lld"' if "bin/lld" in tools else "None",
+        library_path = library_path,
         openmp = starlark_list(openmp),
         device_runtime = starlark_list(device_runtime),
         # Written only where the LLVM has them: an LLVM 16 repository's BUILD
@@ -243,7 +297,10 @@ From the machine (path, $OFFLOAD_LLVM_PATH, or clang-<version> on PATH) or
 from an archive (urls + sha256, e.g. an LLVM release tarball). The repository
 links the driver, lld and the linker wrappers, the LLVM shared libraries they
 load (found with ldd: libLLVM, libclang-cpp) and the resource directory, and
-records clang's version and default target triple. With the OpenMP offload
+records clang's version and default target triple. When the programs do
+not find those libraries next to themselves (no RUNPATH of $ORIGIN/../lib,
+as in Debian's own LLVM packages), actions that run them get LD_LIBRARY_PATH
+set to the repository's lib/. With the OpenMP offload
 runtime installed (libomp-<N>-dev), it links libomp, libomptarget and its
 plugins (host CPUs, CUDA, AMDGPU) too, for OpenMP libraries to link, and
 the OpenMP device runtime of GPUs: up to LLVM 19 lib/libomptarget-nvptx-sm_XX.bc

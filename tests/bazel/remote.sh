@@ -17,14 +17,6 @@
 
 worker_dir="$scratch/worker"
 
-# Bazel's last "INFO: N processes: ..." line of a log.
-processes() { grep -oE 'INFO: [0-9]+ processes: .*' "$1" | tail -1; }
-# The parts of such a line that ran neither remotely nor inside Bazel
-# (nor came from the remote cache): empty when nothing ran locally.
-ran_locally() {
-  sed -E 's/^INFO: [0-9]+ processes: //; s/\.$//' <<<"$1" | tr ',' '\n' |
-    grep -vE ' (internal|remote|remote cache hit)$' | tr -d '\n'
-}
 remote_bz() { (cd "$user" && bazel --output_base="$scratch/ob_remote" "$@"); }
 # The README workspace of H4 has the README's .bazelrc block; remote
 # execution adds the rbe config rules/README.md gives (examples/.bazelrc).

@@ -72,9 +72,7 @@ bad() {
 
 cleanup() {
   "$root/tests/remote/worker.sh" down "$scratch/worker" 2>/dev/null
-  if [ -n "$nginx_conf" ]; then
-    nginx -p "$scratch/nginx" -c "$nginx_conf" -s stop 2>/dev/null || true
-  fi
+  nginx_cache_down
   for ob in "$scratch"/ob_*; do
     [ -d "$ob" ] && (cd "$here" && bazel --output_base="$ob" shutdown 2>/dev/null)
   done
@@ -87,6 +85,8 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+# nginx as a cache, and reading Bazel's process summaries.
+source "$root/tests/lib/remote.sh"
 
 missing=()
 for tool in bazel go nginx clang-22 clang++-22 clangd-22 clang-16 clang-offload-bundler-22 llvm-objdump-22 \
@@ -300,42 +300,7 @@ source "$here/sdk_layouts.sh"
 source "$here/remote.sh"
 
 # 7 and 8: nginx as a Bazel HTTP cache (WebDAV PUT) on 127.0.0.1.
-mkdir -p "$scratch/nginx/logs" "$scratch/nginx/tmp" "$scratch/cache"
-chmod 0777 "$scratch/cache" "$scratch/nginx/tmp"
-chmod 0755 "$scratch"
-port=""
-for try in 1 2 3 4 5; do
-  p=$((20000 + (RANDOM % 30000)))
-  nginx_conf="$scratch/nginx/nginx.conf"
-  cat >"$nginx_conf" <<EOF
-worker_processes 1;
-pid $scratch/nginx/nginx.pid;
-error_log $scratch/nginx/logs/error.log;
-events { worker_connections 64; }
-http {
-  access_log $scratch/nginx/logs/access.log;
-  client_body_temp_path $scratch/nginx/tmp;
-  client_max_body_size 0;
-  server {
-    listen 127.0.0.1:$p;
-    location / {
-      root $scratch/cache;
-      dav_methods PUT;
-      create_full_put_path on;
-      dav_access user:rw group:rw all:r;
-    }
-  }
-}
-EOF
-  if nginx -p "$scratch/nginx" -c "$nginx_conf" 2>"$scratch/nginx/start.err"; then
-    port=$p
-    break
-  fi
-done
-if [ -z "$port" ]; then
-  nginx_conf=""
-  bad "nginx did not start: $(cat "$scratch/nginx/start.err")"
-else
+if nginx_cache_up; then
   cache=(--remote_cache="http://127.0.0.1:$port" --remote_upload_local_results)
   # 7. A fresh output base; the cache starts empty, so every action runs here.
   ob1="$scratch/ob_1"

@@ -6,6 +6,7 @@
 #   tests/bzlmod/run.sh          # on the host (root): makes or reuses the
 #                                # chroot, then runs itself inside it
 #   KEEP=1 tests/bzlmod/run.sh   # keep the scratch workspace and output bases
+#   CHECKS=remote tests/bzlmod/run.sh  # checks 1 and 6 alone
 #
 # A fresh workspace: a copy of examples/ and tests/gpu/programs whose
 # MODULE.bazel is README.md's block verbatim. What only an offline test
@@ -20,10 +21,14 @@
 #   4. determinism: the examples built in a fresh output base (uploading to
 #      an nginx WebDAV cache) are byte-identical to the first build's;
 #   5. remote cache: a third, fresh output base takes every action from the
-#      cache.
+#      cache;
 #   after 3: 3a, an sm_90a program's fat binary equals clang-23's (sm90a.sh);
 #   3b, OpenMP on GPUs with LLVM 21 (openmp.sh); 3c, -c opt device code
-#   equals clang++-23's own -O2 build (opt.sh).
+#   equals clang++-23's own -O2 build (opt.sh);
+#   6. remote execution on Bazel 7.7.1's worker (tests/remote/worker.sh) with
+#      LLVM, CUDA and ROCm hidden from it: the HIP and CUDA examples build
+#      and their tests pass there, every non-internal action remote, and
+#      their offload outputs equal check 2's.
 # Prints "N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
 
@@ -39,7 +44,11 @@ if [ -z "${SID:-}" ]; then
     exit 1
   fi
   echo "tests/bzlmod: sid chroot ready after $(($(date +%s) - t0))s"
-  SID_PASS="ONLY ${SID_PASS:-}" exec "$root/scripts/sid.sh" run -- tests/bzlmod/run.sh "$@"
+  # The worker's hiding mounts stay in its namespace only when the mount
+  # holding the chroot is private (a chroot's "/" cannot be made so).
+  WORKER_CHROOT_PROPAGATION=$(findmnt -no PROPAGATION -T "${SID_ROOT:-/srv/sid}" 2>/dev/null)
+  export WORKER_CHROOT_PROPAGATION
+  SID_PASS="ONLY CHECKS WORKER_CHROOT_PROPAGATION ${SID_PASS:-}" exec "$root/scripts/sid.sh" run -- tests/bzlmod/run.sh "$@"
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/rules_offload_bzlmod.XXXXXX")
@@ -49,6 +58,7 @@ passed=0
 failed=0
 failures=()
 nginx_conf=""
+main_bin=""
 
 ok() {
   passed=$((passed + 1))
@@ -61,10 +71,21 @@ bad() {
   echo "FAIL: $1"
 }
 
-cleanup() {
-  if [ -n "$nginx_conf" ]; then
-    nginx -p "$scratch/nginx" -c "$nginx_conf" -s stop 2>/dev/null || true
+# The summary line, and the exit status: non-zero when anything failed.
+finish() {
+  echo
+  echo "tests/bzlmod took $(($(date +%s) - start))s"
+  if [ "$failed" -gt 0 ]; then
+    printf 'failed: %s\n' "${failures[@]}"
   fi
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+}
+
+cleanup() {
+  "$root/tests/remote/worker.sh" down "$scratch/worker" 2>/dev/null
+  nginx_cache_down
   for ob in "$scratch"/ob_*; do
     [ -d "$ob" ] && [ -d "$ws" ] && (cd "$ws" && bazel --output_base="$ob" shutdown 2>/dev/null)
   done
@@ -76,6 +97,8 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+# nginx as a cache, and reading Bazel's process summaries.
+source "$root/tests/lib/remote.sh"
 
 start=$(date +%s)
 missing=()
@@ -161,6 +184,13 @@ done
   echo "test --test_output=errors"
 } >"$ws/.bazelrc"
 
+# CHECKS=remote: check 6 alone (after check 1), without check 2's outputs
+# to compare with.
+if [ "${CHECKS:-}" = remote ]; then
+  source "$here/remote.sh"
+  finish
+fi
+
 # 2. Every example and registration test.
 log="$scratch/test.log"
 t1=$(date +%s)
@@ -217,43 +247,8 @@ source "$here/opt.sh"
 echo "check 3c (-c opt against clang++-23) took $(($(date +%s) - t_opt))s"
 
 # 4 and 5: nginx as a Bazel HTTP cache (WebDAV PUT) on 127.0.0.1.
-mkdir -p "$scratch/nginx/logs" "$scratch/nginx/tmp" "$scratch/cache"
-chmod 0777 "$scratch/cache" "$scratch/nginx/tmp"
-chmod 0755 "$scratch"
-port=""
-for try in 1 2 3 4 5; do
-  p=$((20000 + (RANDOM % 30000)))
-  nginx_conf="$scratch/nginx/nginx.conf"
-  cat >"$nginx_conf" <<EOF
-worker_processes 1;
-pid $scratch/nginx/nginx.pid;
-error_log $scratch/nginx/logs/error.log;
-events { worker_connections 64; }
-http {
-  access_log $scratch/nginx/logs/access.log;
-  client_body_temp_path $scratch/nginx/tmp;
-  client_max_body_size 0;
-  server {
-    listen 127.0.0.1:$p;
-    location / {
-      root $scratch/cache;
-      dav_methods PUT;
-      create_full_put_path on;
-      dav_access user:rw group:rw all:r;
-    }
-  }
-}
-EOF
-  if nginx -p "$scratch/nginx" -c "$nginx_conf" 2>"$scratch/nginx/start.err"; then
-    port=$p
-    break
-  fi
-done
 examples=(//hip/... //cuda/... //openmp/...)
-if [ -z "$port" ]; then
-  nginx_conf=""
-  bad "nginx did not start: $(cat "$scratch/nginx/start.err")"
-else
+if nginx_cache_up; then
   cache=(--remote_cache="http://127.0.0.1:$port" --remote_upload_local_results)
   # 4. A fresh output base; the cache starts empty, so every action runs here.
   ob1="$scratch/ob_1"
@@ -314,10 +309,6 @@ else
   fi
 fi
 
-echo
-echo "tests/bzlmod took $(($(date +%s) - start))s"
-if [ "$failed" -gt 0 ]; then
-  printf 'failed: %s\n' "${failures[@]}"
-fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+# 6. Remote execution, the SDKs hidden from the worker.
+source "$here/remote.sh"
+finish

@@ -21,19 +21,29 @@ set -euo pipefail
 
 src=/usr/src/bazel-bootstrap/src/tools/remote/src/main/java
 server_jar=/usr/share/bazel/A-server.jar
+# Bazel 7's Debian package links its server against Debian's own jars
+# (gRPC, Netty, Flogger...), listed in this file, instead of bundling them.
+deps_list=/usr/share/bazel/bazel_classpath_debian_depends.txt
+classpath=$server_jar
+[ -f "$deps_list" ] && classpath+=:$(tr -s ' \n' '::' <"$deps_list" | sed 's/:$//')
+# Bazel 7's worker also imports the Java runfiles library, a source
+# directory of Bazel's there.
+runfiles_src=/usr/src/bazel-bootstrap/tools/java/runfiles
 
 # The SDKs' directories and files on this machine (Debian's packages).
 # Thrust, CUB and libcu++ (Debian's libthrust-dev, libcub-dev, libcu++-dev)
 # and ROCm's libraries' headers too: compiles must read the SDK
 # repositories' declared copies.
-sdk_dirs=(/usr/lib/llvm-22 /usr/include/hip /usr/lib/x86_64-linux-gnu/amdgcn /usr/share/hip
+# LLVM 21 and 23 and ROCm's other headers are Debian sid's (the bzlmod leg);
+# paths this machine lacks are skipped.
+sdk_dirs=(/usr/lib/llvm-21 /usr/lib/llvm-22 /usr/lib/llvm-23 /usr/include/hip /usr/lib/x86_64-linux-gnu/amdgcn /usr/share/hip
   /usr/lib/cuda /usr/lib/nvidia-cuda-toolkit
-  /usr/include/{thrust,cub,cuda,nv,rocprim,rocrand,hiprand,rocsparse,hipsparse})
+  /usr/include/{thrust,cub,cuda,nv,rocprim,rocrand,hiprand,rocsparse,hipsparse,hipcub,rocblas,hipblas})
 sdk_files() {
   local f
-  for f in /usr/lib/x86_64-linux-gnu/{libLLVM.so.22*,libclang-cpp.so.22*,libamdhip64.so*,libcudart*} \
+  for f in /usr/lib/x86_64-linux-gnu/{libLLVM.so.2[123]*,libLLVM-2[123].so,libclang-cpp.so.2[123]*,libLLVMOffload*,libamdhip64.so*,libcudart*} \
     /usr/lib/x86_64-linux-gnu/{libcublas,libcufft,libcurand,libcusparse,libcusolver,libnvrtc,libnvptxcompiler,libculibos,libmetis_static,liblapack_static}* \
-    /usr/lib/x86_64-linux-gnu/{librocrand,libhiprand,librocsparse,libhipsparse}* \
+    /usr/lib/x86_64-linux-gnu/{librocrand,libhiprand,librocsparse,libhipsparse,librocblas,libhipblas}* \
     /usr/bin/{ptxas,fatbinary,nvlink,nvcc,cuobjdump,nvdisasm} \
     /usr/lib/llvm-16/lib/{libomptarget-nvptx-*.bc,libomptarget-amdgpu-*.bc,libomptarget.devicertl.a}; do
     [ -e "$f" ] && readlink -f "$f"
@@ -50,7 +60,9 @@ build() { # DIR: compile the worker into DIR/classes
     exit 1
   }
   rm -rf "$1/classes" && mkdir -p "$1/classes"
-  find "$src" -name '*.java' -print0 | xargs -0 javac -nowarn -d "$1/classes" -cp "$server_jar" 2>"$1/javac.log" || {
+  local srcs=("$src")
+  grep -rqs 'devtools.build.runfiles' "$src" && srcs+=("$runfiles_src")
+  find "${srcs[@]}" -name '*.java' ! -path '*/testing/*' -print0 | xargs -0 javac -nowarn -proc:none -d "$1/classes" -cp "$classpath" 2>"$1/javac.log" || {
     cat "$1/javac.log" >&2
     exit 1
   }
@@ -60,23 +72,41 @@ build() { # DIR: compile the worker into DIR/classes
 hide_script() { # DIR
   local d f
   echo "set -e"
-  for d in "${sdk_dirs[@]}"; do
-    [ -d "$d" ] && echo "mount --bind '$1/empty_dir' '$d'"
-  done
+  # Files first: some lie in the directories (LLVM's libraries behind
+  # their /usr/lib/x86_64-linux-gnu links), which are empty afterwards.
   sdk_files | sort -u | while read -r f; do
     echo "mount --bind '$1/empty_file' '$f'"
+  done
+  for d in "${sdk_dirs[@]}"; do
+    if [ -d "$d" ]; then
+      echo "mount --bind '$1/empty_dir' '$d'"
+    fi
   done
 }
 
 up() {
   local dir=$1 port pid
-  mkdir -p "$dir/cas" "$dir/work" "$dir/empty_dir"
+  # Bazel 7's worker looks up a runfile it needs on macOS only (xcode-locator)
+  # and fails to start without a runfiles directory: an empty one.
+  mkdir -p "$dir/cas" "$dir/work" "$dir/empty_dir" "$dir/runfiles"
   : >"$dir/empty_file"
   build "$dir"
   hide_script "$dir" >"$dir/hide.sh"
+  # In a chroot (the sid leg) "/" is no mount point, so unshare cannot make
+  # it private; the hiding mounts stay in the namespace anyway when the
+  # mount holding the chroot is private on the host, which the caller
+  # states (tests/bzlmod/run.sh reads it with findmnt before entering).
+  local propagation=private
+  if ! mountpoint -q /; then
+    if [ "${WORKER_CHROOT_PROPAGATION:-}" != private ]; then
+      echo "worker.sh: in a chroot whose mount is not known to be private (WORKER_CHROOT_PROPAGATION=${WORKER_CHROOT_PROPAGATION:-unset}): the hiding mounts could reach the host" >&2
+      exit 1
+    fi
+    propagation=unchanged
+  fi
   for _ in 1 2 3 4 5; do
     port=$((20000 + RANDOM % 30000))
-    unshare --mount --propagation private -- sh -c ". '$dir/hide.sh' && exec java -cp '$dir/classes:$server_jar' \
+    unshare --mount --propagation "$propagation" -- sh -c ". '$dir/hide.sh' && RUNFILES_DIR='$dir/runfiles' exec java -cp '$dir/classes:$classpath' \
       com.google.devtools.build.remote.worker.RemoteWorker --listen_port=$port \
       --work_path='$dir/work' --cas_path='$dir/cas' --jobs=2" >"$dir/worker.log" 2>&1 &
     pid=$!

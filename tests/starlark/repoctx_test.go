@@ -401,7 +401,7 @@ func repoBuild(t *testing.T, c *repoCtx) map[string]target {
 		return starlark.NewList(out), nil
 	})
 	rules := starlark.StringDict{}
-	for _, k := range []string{"offload_cuda", "offload_rocm", "cc_library", "offload_missing_library", "offload_device_code_library", "filegroup"} {
+	for _, k := range []string{"offload_cuda", "offload_rocm", "offload_llvm", "cc_library", "offload_missing_library", "offload_device_code_library", "filegroup"} {
 		rules[k] = rule(k)
 	}
 	thread := &starlark.Thread{Name: "BUILD", Load: func(*starlark.Thread, string) (starlark.StringDict, error) { return rules, nil }}

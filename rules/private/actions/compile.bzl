@@ -131,6 +131,7 @@ def run_command(ctx, clang, command, mnemonic, progress):
         mnemonic = mnemonic,
         progress_message = "%s %s (%s)" % (progress, command.what, ctx.label),
         execution_requirements = command.mapping,
+        env = clang.env,
         **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
     )
 

@@ -84,6 +84,7 @@ def emit_device_link(ctx, clang, target, objects, out, rdc = False, mode_flags =
         mnemonic = MNEMONICS.device_link,
         progress_message = "Linking %s for %s (%s)" % (what, target.name, ctx.label),
         execution_requirements = SUPPORTS_PATH_MAPPING,
+        env = clang.env,
         **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
     )
     return out

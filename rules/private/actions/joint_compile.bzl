@@ -57,5 +57,6 @@ def emit_joint_compile(ctx, clang, src, commands):
         # Paths mappable only when every command's are.
         execution_requirements = SUPPORTS_PATH_MAPPING if all([c.mapping for c in commands]) else {},
         progress_message = "Compiling OpenMP %s, device and host halves (%s)" % (src.short_path, ctx.label),
+        env = clang.env,
         **toolchain_kwargs(CLANG_TOOLCHAIN_TYPE)
     )

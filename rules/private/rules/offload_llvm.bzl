@@ -18,6 +18,15 @@ def _device_layout(ctx):
         return "per-processor"
     return ""
 
+def _library_path(ctx):
+    """The execroot-relative directory of libs, when the programs need it as LD_LIBRARY_PATH."""
+    if not ctx.attr.library_path or not ctx.files.libs:
+        return ""
+    dirs = {f.dirname: True for f in ctx.files.libs}
+    if len(dirs) != 1:
+        fail("offload_llvm %s: library_path needs libs in one directory, not %s" % (ctx.label, ", ".join(sorted(dirs))))
+    return dirs.keys()[0]
+
 def _offload_llvm_impl(ctx):
     files = depset(
         [ctx.file.clang] + ctx.files.tools + ctx.files.libs + ctx.files.resource_dir +
@@ -30,6 +39,7 @@ def _offload_llvm_impl(ctx):
             clang = ctx.file.clang,
             lld = ctx.file.lld,
             files = files,
+            library_path = _library_path(ctx),
             version = ctx.attr.version,
             major = int(ctx.attr.version.split(".")[0]) if ctx.attr.version[:1].isdigit() else 0,
             predefines_wavefront_size = ctx.attr.predefines_wavefront_size,
@@ -67,6 +77,11 @@ inputs of every compile, so a different compiler is a different action key.""",
         "libs": attr.label_list(
             doc = "The LLVM shared libraries the programs load (libLLVM, libclang-cpp).",
             allow_files = True,
+        ),
+        "library_path": attr.bool(
+            doc = "Whether the programs find libs only through LD_LIBRARY_PATH (they have no RUNPATH " +
+                  "of $ORIGIN/../lib, as Debian's own LLVM packages): actions that run them then get " +
+                  "it set to the libs' directory.",
         ),
         "resource_dir": attr.label_list(
             doc = "The files of clang's resource directory (lib/clang/N).",
