@@ -55,6 +55,55 @@ func (ms *matchState) btSet(i int, v uint32) {
 	}
 }
 
+// btCursor is a walk down the binary tree of one position: the slots the
+// next smaller and next larger node go into, and how many bytes the
+// position is known to share with each side (the nodes below share at
+// least as many).
+type btCursor struct {
+	smaller, larger             int
+	commonSmaller, commonLarger int
+}
+
+func newBtCursor(idx, btMask uint32) btCursor {
+	s := int(2 * (idx & btMask))
+	return btCursor{smaller: s, larger: s + 1}
+}
+
+// known is how many bytes of the next candidate match already.
+func (c *btCursor) known() int { return min(c.commonSmaller, c.commonLarger) }
+
+// descend files the candidate at matchIndex (source offset m, sharing
+// matchLength bytes with the position at pos) on the side its next byte
+// sorts it to and returns the candidate below it there, or more false
+// when the candidate is the last the tree's window holds.
+func (ms *matchState) descend(c *btCursor, pos, m, matchLength, next int, matchIndex, btLow uint32) (below uint32, more bool) {
+	src := ms.src
+	if src[m+matchLength] < src[pos+matchLength] {
+		ms.btSet(c.smaller, matchIndex)
+		c.commonSmaller = matchLength
+		if matchIndex <= btLow {
+			c.smaller = -1
+			return 0, false
+		}
+		c.smaller = next + 1
+		return ms.chainTable[next+1], true
+	}
+	ms.btSet(c.larger, matchIndex)
+	c.commonLarger = matchLength
+	if matchIndex <= btLow {
+		c.larger = -1
+		return 0, false
+	}
+	c.larger = next
+	return ms.chainTable[next], true
+}
+
+// closeBt ends a walk: the slots left open get no node.
+func (ms *matchState) closeBt(c *btCursor) {
+	ms.btSet(c.smaller, 0)
+	ms.btSet(c.larger, 0)
+}
+
 // insertBt1 adds the position at index idx to its tree (ZSTD_insertBt1)
 // and returns how many positions the caller may move on: more than one
 // after a long repetition, whose positions would all sort alike.
@@ -66,13 +115,11 @@ func (ms *matchState) insertBt1(idx uint32, iend int, target uint32) uint32 {
 	btLog := ms.p.chainLog - 1
 	btMask := uint32(1)<<btLog - 1
 	matchIndex := ms.hashTable[h]
-	commonSmaller, commonLarger := 0, 0
 	btLow := uint32(0)
 	if btMask < idx {
 		btLow = idx - btMask
 	}
-	smaller := int(2 * (idx & btMask))
-	larger := smaller + 1
+	c := newBtCursor(idx, btMask)
 	// Positions below the window as it will be at target are left out.
 	windowLow := ms.lowestMatchIndex(target)
 	matchEndIdx := idx + 8 + 1
@@ -82,7 +129,7 @@ func (ms *matchState) insertBt1(idx uint32, iend int, target uint32) uint32 {
 	ms.hashTable[h] = idx
 	for ; nbCompares > 0 && matchIndex >= windowLow; nbCompares-- {
 		next := int(2 * (matchIndex & btMask))
-		matchLength := min(commonSmaller, commonLarger) // known equal already
+		matchLength := c.known() // known equal already
 		m := int(matchIndex - ms.base)
 		matchLength += count(src, pos+matchLength, m+matchLength, iend)
 		if matchLength > bestLength {
@@ -95,28 +142,12 @@ func (ms *matchState) insertBt1(idx uint32, iend int, target uint32) uint32 {
 			// Equal to the end: it cannot be sorted, and is dropped.
 			break
 		}
-		if src[m+matchLength] < src[pos+matchLength] {
-			ms.btSet(smaller, matchIndex)
-			commonSmaller = matchLength
-			if matchIndex <= btLow {
-				smaller = -1
-				break
-			}
-			smaller = next + 1
-			matchIndex = ms.chainTable[next+1]
-		} else {
-			ms.btSet(larger, matchIndex)
-			commonLarger = matchLength
-			if matchIndex <= btLow {
-				larger = -1
-				break
-			}
-			larger = next
-			matchIndex = ms.chainTable[next]
+		var more bool
+		if matchIndex, more = ms.descend(&c, pos, m, matchLength, next, matchIndex, btLow); !more {
+			break
 		}
 	}
-	ms.btSet(smaller, 0)
-	ms.btSet(larger, 0)
+	ms.closeBt(&c)
 	positions := uint32(0)
 	if bestLength > 384 {
 		positions = min(192, uint32(bestLength-384))
@@ -174,15 +205,13 @@ func (ms *matchState) btGetAllMatches(matches []btMatch, next3 *uint32, pos, iLi
 	h := hashPos(src, pos, ms.p.hashLog, mls)
 	matchIndex := ms.hashTable[h]
 	btMask := uint32(1)<<(ms.p.chainLog-1) - 1
-	commonSmaller, commonLarger := 0, 0
 	btLow := uint32(0)
 	if btMask < curr {
 		btLow = curr - btMask
 	}
 	windowLow := ms.lowestMatchIndex(curr)
 	matchLow := max(windowLow, 1)
-	smaller := int(2 * (curr & btMask))
-	larger := smaller + 1
+	c := newBtCursor(curr, btMask)
 	matchEndIdx := curr + 8 + 1
 	mnum := 0
 	nbCompares := 1 << ms.p.searchLog
@@ -235,7 +264,7 @@ func (ms *matchState) btGetAllMatches(matches []btMatch, next3 *uint32, pos, iLi
 	ms.hashTable[h] = curr
 	for ; nbCompares > 0 && matchIndex >= matchLow; nbCompares-- {
 		next := int(2 * (matchIndex & btMask))
-		matchLength := min(commonSmaller, commonLarger)
+		matchLength := c.known()
 		m := int(matchIndex - ms.base)
 		matchLength += count(src, pos+matchLength, m+matchLength, iLimit)
 		if matchLength > bestLength {
@@ -249,28 +278,12 @@ func (ms *matchState) btGetAllMatches(matches []btMatch, next3 *uint32, pos, iLi
 				break // (equal to the end: cannot be sorted)
 			}
 		}
-		if src[m+matchLength] < src[pos+matchLength] {
-			ms.btSet(smaller, matchIndex)
-			commonSmaller = matchLength
-			if matchIndex <= btLow {
-				smaller = -1
-				break
-			}
-			smaller = next + 1
-			matchIndex = ms.chainTable[next+1]
-		} else {
-			ms.btSet(larger, matchIndex)
-			commonLarger = matchLength
-			if matchIndex <= btLow {
-				larger = -1
-				break
-			}
-			larger = next
-			matchIndex = ms.chainTable[next]
+		var more bool
+		if matchIndex, more = ms.descend(&c, pos, m, matchLength, next, matchIndex, btLow); !more {
+			break
 		}
 	}
-	ms.btSet(smaller, 0)
-	ms.btSet(larger, 0)
+	ms.closeBt(&c)
 	// A repetition's positions are skipped: they would all sort alike.
 	ms.nextToUpdate = matchEndIdx - 8
 	return mnum
