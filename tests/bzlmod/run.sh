@@ -28,7 +28,9 @@
 #   6. remote execution on Bazel 7.7.1's worker (tests/remote/worker.sh) with
 #      LLVM, CUDA and ROCm hidden from it: the HIP and CUDA examples build
 #      and their tests pass there, every non-internal action remote, and
-#      their offload outputs equal check 2's.
+#      their offload outputs equal check 2's;
+#   7. (before 6) the tool's cross-checks with LLVM 23's own tools as the
+#      oracle (llvm23_oracle.sh).
 # Prints "N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
 
@@ -308,6 +310,9 @@ if nginx_cache_up; then
     bad "determinism: build in a fresh output base failed: $(tail -5 "$scratch/build1.log")"
   fi
 fi
+
+# 7. The tool against LLVM 23's own tools (tests/bzlmod/llvm23_oracle.sh).
+source "$here/llvm23_oracle.sh"
 
 # 6. Remote execution, the SDKs hidden from the worker.
 source "$here/remote.sh"
