@@ -91,10 +91,17 @@ retry() {
 
 mounted() { mountpoint -q "$1" 2>/dev/null; }
 
-# bind SRC DST [ro]: idempotent; several sessions share the mounts.
+# bind SRC DST [ro]: idempotent; several sessions share the mounts. A mount
+# left from an earlier run whose source is gone (a checkout deleted and cloned
+# again at the same path: CI does that) still shows the old, empty directory:
+# it is replaced when it is not SRC's directory itself (device and inode).
 bind() {
   mkdir -p "$2"
-  mounted "$2" && return 0
+  if mounted "$2"; then
+    [ "$(stat -Lc %d:%i "$1")" != "$(stat -c %d:%i "$2")" ] || return 0
+    log "replacing the stale mount $2"
+    umount "$2" 2>/dev/null || umount -l "$2"
+  fi
   mount --bind "$1" "$2"
   if [ "${3:-}" = ro ]; then
     mount -o remount,bind,ro "$2"
