@@ -24,7 +24,7 @@ const out = "out.fatbin"
 //
 // with one to six random images, cubins before PTX of an arch and archs
 // ascending as clang lists them, or in random order; the options clang
-// users add (--compress-all, --compress=false, --ident, --cmdline); and
+// users add (--compress-all, --compress=false, --ident, --cmdline, --cuda); and
 // now and then fatbinary's other spellings: --image=profile=..., -im=, --create=,
 // --debug, "--compress false", and 32-bit cubins without -64.
 func clangCommandLine(rng *rand.Rand, ins []input) []string {
@@ -86,6 +86,9 @@ func extraOptions(rng *rand.Rand) []string {
 	}
 	if rng.Intn(5) == 0 {
 		args = append(args, "--ident="+[]string{"k.cu", "src/kernels/vector_add.cu", "a b"}[rng.Intn(3)])
+	}
+	if rng.Intn(8) == 0 {
+		args = append(args, "--cuda") // deprecated, still honoured
 	}
 	if rng.Intn(5) == 0 {
 		args = append(args, "--cmdline", []string{"-O3", "--maxrregcount=32 -v", "-g --dont-merge-basicblocks --return-at-end "}[rng.Intn(3)])

@@ -25,7 +25,7 @@ func init() {
 type fatbinFlags struct {
 	create, image, image3, compress, ident, cmdline *cl.Option
 	bits64, bits32, compressAll, debug, help        *cl.Option
-	compressMode, cudaVersion                       *cl.Option
+	compressMode, cudaVersion, cuda                 *cl.Option
 }
 
 func newFatbinFlags(s *cl.Set) *fatbinFlags {
@@ -40,6 +40,7 @@ func newFatbinFlags(s *cl.Set) *fatbinFlags {
 		cudaVersion: s.String("cuda-version", "X.Y",
 			"write the bytes of this CUDA release's fatbinary: 11.x as 11.8's, 12.x as 12.4's, 13 and later as 13.0's (default 11.8)"),
 		debug:   s.Bool("debug", "mark the images as debug code (-g)"),
+		cuda:    s.Bool("cuda", "mark the fat binary as CUDA's (deprecated in fatbinary, which warns)"),
 		ident:   s.String("ident", "name", "identifier stored in every image"),
 		cmdline: s.String("cmdline", "options", "ptxas options stored in PTX images"),
 		bits64:  s.Bool("64", "64-bit images (cubins must be ELF64)"),
@@ -67,6 +68,11 @@ func runFatbin(prog string, args []string, stdout, stderr io.Writer) int {
 	if err != nil || f.help.On {
 		return usageOr(s, err, f.help.On, prog, stdout, stderr)
 	}
+	// fatbinary's own words, on stderr, for a deprecated option it still
+	// honours.
+	if f.cuda.On {
+		fmt.Fprintf(stderr, "%s: warning: option 'cuda' has been deprecated\n", prog)
+	}
 	specs, opt, err := f.resolve()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
@@ -85,7 +91,7 @@ func runFatbin(prog string, args []string, stdout, stderr io.Writer) int {
 func (f *fatbinFlags) resolve() ([]nvfatbin.ImageSpec, nvfatbin.WriteOptions, error) {
 	opt := nvfatbin.WriteOptions{
 		Bits32: f.bits32.On && !f.bits64.On, ELF32: !f.bits64.On,
-		Debug: f.debug.On, CompressAll: f.compressAll.On,
+		Debug: f.debug.On, CompressAll: f.compressAll.On, CUDA: f.cuda.On,
 		Ident: f.ident.Value(), PTXASOptions: f.cmdline.Value(),
 	}
 	if f.cudaVersion.Given() {

@@ -54,3 +54,40 @@ func TestFatbinNoImages(t *testing.T) {
 		t.Fatalf("%q, %v", b, err)
 	}
 }
+
+// --cuda, deprecated in fatbinary but still honoured there, sets the
+// producer flag (0x4) in every entry and warns as fatbinary does: the
+// entry header's flags without it are 0x11 (64-bit, PTX), with it 0x15
+// (CUDA 11.8's and 12.4's fatbinary write these; tests/fatbin checks the
+// whole file against fatbinary 11.8).
+func TestFatbinCUDAFlag(t *testing.T) {
+	dir := t.TempDir()
+	ptx := filepath.Join(dir, "k.ptx")
+	if err := os.WriteFile(ptx, []byte(".version 7.0\n.target sm_70\n.address_size 64\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cuda  bool
+		flags byte
+		warn  string
+	}{{false, 0x11, ""}, {true, 0x15, "offload fatbin: warning: option 'cuda' has been deprecated\n"}} {
+		out := filepath.Join(dir, "out.fatbin")
+		args := []string{"offload", "fatbin", "-64", "--create", out, "--image3=kind=ptx,sm=70,file=" + ptx}
+		if c.cuda {
+			args = append(args, "--cuda")
+		}
+		var stdout, stderr bytes.Buffer
+		if code := dispatch(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr.String())
+		}
+		b, err := os.ReadFile(out)
+		if err != nil || len(b) < 64 {
+			t.Fatalf("%s: %d bytes, %v", out, len(b), err)
+		}
+		// The entry header follows the 16-byte container header; its
+		// flags are at +40.
+		if got := b[16+40]; got != c.flags || stderr.String() != c.warn {
+			t.Errorf("--cuda=%v: flags %#x, stderr %q; want %#x, %q", c.cuda, got, stderr.String(), c.flags, c.warn)
+		}
+	}
+}
