@@ -9,6 +9,7 @@ load("//rules/private/actions:compile.bzl", "device_compile_command", "emit_devi
 load("//rules/private/actions:compile_command.bzl", "compile_command_file", "emit_compile_command")
 load("//rules/private/actions:device_link.bzl", "emit_device_link")
 load("//rules/private/targets:targets.bzl", "resolve_target", "resolve_targets", "target_dir")
+load(":cc.bzl", "cc_setup")
 load(":common.bzl", "IMAGE_TYPES")
 load(":compilation_mode.bzl", "mode_copts")
 load(":device_code_check.bzl", "device_code_error")
@@ -16,6 +17,7 @@ load(":headers.bzl", "rule_headers")
 load(":native.bzl", "OffloadNativeTargetsInfo", "expand_native")
 load(":providers.bzl", "OffloadImageInfo", "OffloadTargetsInfo")
 load(":sdk_check.bzl", "sdk_error")
+load(":toolchain.bzl", "find_clang")
 
 def target_specs(ctx):
     """The rule's targets attribute, else the --@rules_offload//rules:targets flag.
@@ -263,6 +265,46 @@ def prebuilt_images(ctx, kind, code_object, images_attr):
         out.append(_image(files[0], t, image_kind, kind, "prebuilt"))
         targets.append(t)
     return out, targets
+
+def source_and_prebuilt_images(ctx, kind, file_type, code_object, link):
+    """The images of a rule that compiles srcs and takes prebuilt images too.
+
+    offload_bundle's and offload_package's shared first half: srcs compiled
+    for the rule's targets (with their compile commands), the images
+    attribute's files beside them.
+
+    Args:
+      ctx: a rule context with compile_attrs, srcs and images.
+      kind: the offload kind's struct.
+      file_type: the container's type ("o", "bc", ...).
+      code_object: whether HIP images are linked code objects.
+      link: compile_images' link ("auto", "always" or "never").
+
+    Returns:
+      struct(compiled, targets, prebuilt, prebuilt_targets, commands): the
+      compiled images and their targets, the prebuilt ones and theirs (each
+      list sorted by target), and the compile-command files (a depset).
+    """
+    if not ctx.files.srcs and not ctx.attr.images:
+        fail("%s: give srcs to compile, or prebuilt images" % ctx.label)
+    compiled = []
+    targets = []
+    commands = depset()
+    srcs = ctx.files.srcs
+    if srcs:
+        clang = find_clang(ctx)
+        targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, code_object)
+        kwargs = compile_kwargs(ctx, cc_setup(ctx))
+        compiled = compile_images(ctx, clang, kind, file_type, targets, srcs, link, kwargs)
+        commands = device_compile_commands(ctx, clang, kind, file_type, targets, srcs, kwargs)
+    prebuilt, prebuilt_targets = prebuilt_images(ctx, kind, code_object, ctx.attr.images)
+    return struct(
+        compiled = compiled,
+        targets = targets,
+        prebuilt = prebuilt,
+        prebuilt_targets = prebuilt_targets,
+        commands = commands,
+    )
 
 def output_groups(images):
     """OutputGroupInfo fields: all images, per image kind and per target.

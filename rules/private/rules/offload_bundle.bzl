@@ -2,9 +2,8 @@
 
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("//rules/private:attrs.bzl", "compile_attrs")
-load("//rules/private:cc.bzl", "cc_setup")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "DEFAULT_HOST_TRIPLE", "OFFLOAD_TOOLCHAIN_TYPE")
-load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "device_compile_commands", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
+load("//rules/private:device_compiles.bzl", "output_groups", "source_and_prebuilt_images")
 load("//rules/private:providers.bzl", "OffloadBundleInfo")
 load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
 load("//rules/private/actions:bundle.bzl", "emit_bundle")
@@ -61,39 +60,20 @@ def _offload_bundle_impl(ctx):
     file_type = ctx.attr.type
     code_object = kind.bundle.code_objects and file_type == "o"
     srcs = ctx.files.srcs
-    if not srcs and not ctx.attr.images:
-        fail("%s: give srcs to compile, or prebuilt images" % ctx.label)
     if len(srcs) > 1 and (file_type in _ONE_SOURCE_TYPES or not kind.bundle.links_sources):
         fail("%s: a %s bundle of type %r holds one source per target; got %d sources" % (ctx.label, kind.name, file_type, len(srcs)))
 
-    images = []
-    commands = depset()
-    targets = []
-    if srcs:
-        clang = find_clang(ctx)
-        targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, code_object)
-        kwargs = compile_kwargs(ctx, cc_setup(ctx))
-        images = compile_images(
-            ctx,
-            clang,
-            kind,
-            file_type,
-            targets,
-            srcs,
-            link = "auto" if kind.bundle.links_sources else "never",
-            compile_kwargs = kwargs,
-        )
-        commands = device_compile_commands(ctx, clang, kind, file_type, targets, srcs, kwargs)
-    prebuilt, prebuilt_targets = prebuilt_images(ctx, kind, code_object, ctx.attr.images)
+    found = source_and_prebuilt_images(ctx, kind, file_type, code_object, "auto" if kind.bundle.links_sources else "never")
+    targets = found.targets
     seen = {t.bundle_id: True for t in targets}
-    for t in prebuilt_targets:
+    for t in found.prebuilt_targets:
         if t.bundle_id in seen:
             fail("%s: target %r is both compiled from srcs and given in images" % (ctx.label, t.name))
         seen[t.bundle_id] = True
-    err = conflicting_targets(targets + prebuilt_targets)
+    err = conflicting_targets(targets + found.prebuilt_targets)
     if err:
         fail("%s: %s" % (ctx.label, err))
-    images = sorted(images + prebuilt, key = _bundle_id)
+    images = sorted(found.compiled + found.prebuilt, key = _bundle_id)
 
     host = ctx.file.host
     if not host:
@@ -117,7 +97,7 @@ def _offload_bundle_impl(ctx):
             align = align,
             compressed = ctx.attr.compress,
         ),
-        OutputGroupInfo(compile_commands = commands, **output_groups(images)),
+        OutputGroupInfo(compile_commands = found.commands, **output_groups(images)),
     ]
 
 def _extension(kind, file_type, host):

@@ -2,11 +2,10 @@
 
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("//rules/private:attrs.bzl", "compile_attrs")
-load("//rules/private:cc.bzl", "cc_setup")
 load("//rules/private:common.bzl", "CLANG_TOOLCHAIN_TYPE", "OFFLOAD_TOOLCHAIN_TYPE")
-load("//rules/private:device_compiles.bzl", "compile_images", "compile_kwargs", "device_compile_commands", "output_groups", "prebuilt_images", "resolve_or_fail", "target_specs")
+load("//rules/private:device_compiles.bzl", "output_groups", "source_and_prebuilt_images")
 load("//rules/private:providers.bzl", "OffloadPackageInfo")
-load("//rules/private:toolchain.bzl", "find_clang", "find_offload_tool")
+load("//rules/private:toolchain.bzl", "find_offload_tool")
 load("//rules/private/actions:package.bzl", "emit_embed", "emit_package")
 load("//rules/private/kinds:registry.bzl", "KINDS")
 
@@ -14,28 +13,8 @@ def _offload_package_impl(ctx):
     kind = KINDS[ctx.attr.kind]
     file_type = ctx.attr.type
     code_object = kind.bundle.code_objects and file_type == "o"
-    srcs = ctx.files.srcs
-    if not srcs and not ctx.attr.images:
-        fail("%s: give srcs to compile, or prebuilt images" % ctx.label)
-    images = []
-    commands = depset()
-    if srcs:
-        clang = find_clang(ctx)
-        targets = resolve_or_fail(ctx, clang, target_specs(ctx), kind, code_object)
-        kwargs = compile_kwargs(ctx, cc_setup(ctx))
-        images = compile_images(
-            ctx,
-            clang,
-            kind,
-            file_type,
-            targets,
-            srcs,
-            link = "always" if ctx.attr.link else "never",
-            compile_kwargs = kwargs,
-        )
-        commands = device_compile_commands(ctx, clang, kind, file_type, targets, srcs, kwargs)
-    prebuilt, _ = prebuilt_images(ctx, kind, code_object, ctx.attr.images)
-    images = images + prebuilt
+    found = source_and_prebuilt_images(ctx, kind, file_type, code_object, "always" if ctx.attr.link else "never")
+    images = found.compiled + found.prebuilt
 
     tool = find_offload_tool(ctx)
     out = ctx.actions.declare_file(ctx.attr.out or ctx.label.name + ".offloadbin")
@@ -51,7 +30,7 @@ def _offload_package_impl(ctx):
         OffloadPackageInfo(package = out, offload_kind = kind.name, images = images, embedded = embedded),
         OutputGroupInfo(
             package = depset([out]),
-            compile_commands = commands,
+            compile_commands = found.commands,
             embedded = depset([embedded] if embedded else []),
             **output_groups(images)
         ),
