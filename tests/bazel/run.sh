@@ -54,21 +54,9 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/rules_offload_bazel.XXXXXX")
 # cached from an earlier checkout, and clang-16 puts the source file's inode
 # into OpenMP kernel names, so cached host and device halves could disagree.
 bz() { bazel --output_base="$scratch/ob_main" "$@"; }
-passed=0
-failed=0
-failures=()
 nginx_conf=""
-
-ok() {
-  passed=$((passed + 1))
-  echo "PASS: $1"
-}
-
-bad() {
-  failed=$((failed + 1))
-  failures+=("$1")
-  echo "FAIL: $1"
-}
+# ok, bad and the summary line.
+source "$root/tests/lib/tally.sh"
 
 cleanup() {
   "$root/tests/remote/worker.sh" down "$scratch/worker" 2>/dev/null
@@ -347,10 +335,4 @@ if nginx_cache_up; then
   fi
 fi
 
-echo
-echo "tests/bazel took $(($(date +%s) - start))s"
-if [ "$failed" -gt 0 ]; then
-  printf 'failed: %s\n' "${failures[@]}"
-fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally_end tests/bazel

@@ -56,32 +56,14 @@ fi
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/rules_offload_bzlmod.XXXXXX")
 ws=$scratch/ws
 bz() { (cd "$ws" && bazel --output_base="$scratch/ob_main" "$@"); }
-passed=0
-failed=0
-failures=()
 nginx_conf=""
 main_bin=""
-
-ok() {
-  passed=$((passed + 1))
-  echo "PASS: $1"
-}
-
-bad() {
-  failed=$((failed + 1))
-  failures+=("$1")
-  echo "FAIL: $1"
-}
+# ok, bad and the summary line.
+source "$root/tests/lib/tally.sh"
 
 # The summary line, and the exit status: non-zero when anything failed.
 finish() {
-  echo
-  echo "tests/bzlmod took $(($(date +%s) - start))s"
-  if [ "$failed" -gt 0 ]; then
-    printf 'failed: %s\n' "${failures[@]}"
-  fi
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
+  tally_end tests/bzlmod
   exit
 }
 
