@@ -99,6 +99,22 @@ func outputBudget(out *outputFlags, w *extract.Walker, files []string) (*outbudg
 	return out.budget(func() uint64 { return size + w.Inflated() })
 }
 
+// writingWalker is the walker of a command that writes what it finds, and
+// that output's budget; the caller closes the walker.
+func writingWalker(inflate *inflateFlags, out *outputFlags, files []string, consume bool, prog string, stderr io.Writer) (*extract.Walker, *outbudget.Budget, error) {
+	opt, err := walkerOptions(inflate, consume, prog, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := extract.NewWalker(opt)
+	b, err := outputBudget(out, w, files)
+	if err != nil {
+		w.Close()
+		return nil, nil, err
+	}
+	return w, b, nil
+}
+
 func runExtract(prog string, args []string, stdout, stderr io.Writer) int {
 	s := cl.NewSet(prog, "write the device images found in offload containers to a directory or an archive",
 		"[--target=ID] [--kind=K] [--triple=T] [-o DIR | --archive=FILE] FILE...")
@@ -187,16 +203,11 @@ func shownPath(where []string) string {
 // is released as soon as its images are written; nothing is visible until
 // all are.
 func extractDir(files []string, flt extract.Filter, inflate *inflateFlags, out *outputFlags, dir, prog string, stdout, stderr io.Writer) error {
-	opt, err := walkerOptions(inflate, true, prog, stderr)
+	w, b, err := writingWalker(inflate, out, files, true, prog, stderr)
 	if err != nil {
 		return err
 	}
-	w := extract.NewWalker(opt)
 	defer w.Close()
-	b, err := outputBudget(out, w, files)
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
@@ -228,16 +239,11 @@ func extractDir(files []string, flt extract.Filter, inflate *inflateFlags, out *
 // extractArchive needs every image at once: an archive's symbol-free
 // members are written in one pass after the walk.
 func extractArchive(files []string, flt extract.Filter, inflate *inflateFlags, out *outputFlags, path, prog string, stderr io.Writer) error {
-	opt, err := walkerOptions(inflate, false, prog, stderr)
+	w, b, err := writingWalker(inflate, out, files, false, prog, stderr)
 	if err != nil {
 		return err
 	}
-	w := extract.NewWalker(opt)
 	defer w.Close()
-	b, err := outputBudget(out, w, files)
-	if err != nil {
-		return err
-	}
 	ims, err := collect(w, files, flt)
 	if err == nil && len(ims) == 0 {
 		err = noMatch(files)
@@ -295,16 +301,11 @@ func convert(files []string, flt extract.Filter, inflate *inflateFlags, outFlags
 		}
 		n = v
 	}
-	opt, err := walkerOptions(inflate, false, prog, stderr)
+	w, b, err := writingWalker(inflate, outFlags, files, false, prog, stderr)
 	if err != nil {
 		return err
 	}
-	w := extract.NewWalker(opt)
 	defer w.Close()
-	b, err := outputBudget(outFlags, w, files)
-	if err != nil {
-		return err
-	}
 	flt.IncludeHost = false
 	ims, err := collect(w, files, flt)
 	if err != nil {
