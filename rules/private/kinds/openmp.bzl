@@ -146,12 +146,15 @@ def _wrap_flags(version):
 # byte-identical to clang-16's own build. Later clang's driver wants a
 # processor for each GPU triple there, even for the host half: clang-21
 # runs amdgpu-arch/nvptx-arch and fails without a GPU ("cannot determine
-# nvptx64 architecture"; clang-23 does not). From LLVM 17 on the GPU
+# nvptx64 architecture"; clang-23 does not). From LLVM 20 on the GPU
 # targets go by --offload-arch (which OpenMP takes since LLVM 15), as
 # clang's own build names them; the host object is the same bytes
 # (measured with clang-21: --offload-arch=gfx90a,sm_70,sm_90 and
-# -fopenmp-targets with -Xopenmp-target -march give one object).
-_OFFLOAD_ARCH_FROM_MAJOR = 17
+# -fopenmp-targets with -Xopenmp-target -march give one object). clang-19
+# takes the GPU triples without a GPU, and ignores --offload-arch beside
+# -fopenmp-targets (a host CPU target): "argument unused during
+# compilation"; its host object is the same bytes either way (measured).
+_OFFLOAD_ARCH_FROM_MAJOR = 20
 
 def _host_flags(clang, targets, _cuid):
     major = clang_major(clang)
