@@ -7,8 +7,9 @@ is always linked per program, and each source's device and host halves run
 in one action (actions/joint_compile.bzl says why). The runtime, host and
 device, is the compiler's LLVM's (clang.llvm): libomp and libomptarget for
 the program, and the device runtime for GPU code, which LLVM must ship for
-the target in one of its two layouts (openmp_device_runtime.bzl: LLVM 16's
-libomptarget-<family>-<processor>.bc, LLVM 20's lib/<triple>/libompdevice.a).
+the target in one of its layouts (openmp_device_runtime.bzl: LLVM 16's and
+19's libomptarget-<family>-<processor>.bc, LLVM 20's
+lib/<triple>/libompdevice.a).
 GPU device code is built as clang's own one-command build does it (measured
 in docs/openmp-gpu.md): NVPTX compiles link the device runtime's bitcode and
 run ptxas (relocatable cubins, linked by nvlink); AMDGPU compiles make
