@@ -275,7 +275,7 @@ source "$here/opt.sh"
 # (integration/openmp/matches_clang19.sh; manual, out of step 3's :all).
 omp19=//integration/openmp:saxpy_matches_clang19_test
 if bz test "${bazel_flags[@]}" -c opt "$omp19" >"$scratch/omp19.log" 2>&1; then
-  ok "-c opt: $omp19: $(grep -h '^ok:' "$(bz info "${bazel_flags[@]}" -c opt bazel-testlogs 2>/dev/null)/integration/openmp/saxpy_matches_clang19_test/test.log" | cut -d: -f2 | cut -d' ' -f2 | paste -sd, -) images as clang-19's"
+  ok "-c opt: $omp19: $(grep -h '^ok:' "$(bz info "${bazel_flags[@]}" -c opt bazel-testlogs 2>/dev/null)/integration/openmp/saxpy_matches_clang19_test/test.log" | cut -d: -f2 | cut -d' ' -f2 | paste -sd, -) images checked against clang-19 -O2's (sm_XX byte for byte)"
 else
   bad "-c opt: $omp19 failed: $(grep -E '^(FAIL|ERROR)' "$scratch/omp19.log" | tail -3)"
 fi
