@@ -128,8 +128,11 @@ def _per_processor_lto_device_link(clang, target):
     clang-nvlink-wrapper does the LTO; the runtime goes first so that its
     definitions prevail over the weak copies the cubins hold (the in-process
     LTO does not count the cubins' definitions): the image is the same
-    bytes. AMDGPU: lld's full LTO with the file after the objects, the
-    processor from -mcpu (clang 19 passes -plugin-opt=mcpu= itself).
+    bytes. -O2 whatever the compiles' level: clang-linker-wrapper's
+    default, which clang overrides only for an explicit -O. AMDGPU: lld's
+    full LTO with the file after the objects, the processor from -mcpu
+    (clang 19 passes -plugin-opt=mcpu= and a target ID's features itself:
+    gfx90a:xnack+ gives e_flags 0x73f).
     """
     bitcode = _bitcode(clang, target)
     runtime = [bitcode] if bitcode else []
