@@ -160,7 +160,8 @@ bytes are part of every action key that uses it.""",
                                    "by path under lib (\"nvptx64-nvidia-cuda/libompdevice.a\", " +
                                    "\"amdgcn-amd-amdhsa/libomptarget-amdgpu.bc\"); {} without liboffload-<N>-dev.",
         "openmp_device_layout": "string: the layout of the OpenMP device runtime: \"per-processor\" " +
-                                "(openmp_device_runtime), \"per-triple\" (openmp_device_libraries) or \"\" (none).",
+                                "(openmp_device_runtime), \"per-processor-lto\" (openmp_device_runtime in an LLVM " +
+                                "with clang-nvlink-wrapper), \"per-triple\" (openmp_device_libraries) or \"\" (none).",
         "target_triple": "string: clang's default target triple (\"x86_64-pc-linux-gnu\"); \"\" when unknown.",
     },
 )

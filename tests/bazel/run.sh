@@ -5,7 +5,8 @@
 #   KEEP=1 tests/bazel/run.sh   # keep the scratch output bases and logs
 #
 # Installs nothing: needs bazel-bootstrap, bazel-skylib, nginx, clang-22,
-# llvm-22 (the oracle tools), clang-16 and libomp-16-dev, and Go.
+# llvm-22 (the oracle tools), clang-16 and libomp-16-dev, clang-19, lld-19
+# and libomp-19-dev's files (scripts/install-deps.sh), and Go.
 # Steps (tests/bazel/README.md has the details):
 #   1. go build the offload tool into bin/offload (handed to the rules
 #      through offload_toolchain; no rules_go under Bazel 4.2);
@@ -13,8 +14,8 @@
 #      (go.starlark.net);
 #   3. bazel test: analysis tests, integration tests (outputs checked with
 #      clang-offload-bundler-22 and friends) and every example, including the
-#      OpenMP cc_test whose target region runs on the host-CPU device (each
-#      Bazel test counts);
+#      OpenMP cc_tests whose target regions run on the host-CPU device of
+#      LLVM 16's and LLVM 19's libomptarget (each Bazel test counts);
 #   4. aquery: every Offload* action supports path mapping and passes no
 #      absolute path;
 #   5. incremental (execution log): adding a target runs that target's
@@ -77,13 +78,15 @@ trap cleanup EXIT
 source "$root/tests/lib/remote.sh"
 
 missing=()
-for tool in bazel go nginx clang-22 clang++-22 clangd-22 clang-16 clang-offload-bundler-22 llvm-objdump-22 \
+for tool in bazel go nginx clang-22 clang++-22 clangd-22 clang-16 clang-19 clang-offload-bundler-22 llvm-objdump-22 \
   llvm-offload-binary-22 llvm-readelf-22 llvm-ar-22 ptxas; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 [ -d /usr/share/bazel/tools/skylib ] || missing+=("bazel-skylib (/usr/share/bazel/tools/skylib)")
 [ -e /usr/lib/llvm-16/lib/libomptarget.so ] || missing+=("libomp-16-dev (libomptarget)")
 [ -e /usr/lib/llvm-16/bin/lld ] || missing+=("lld-16")
+[ -e /usr/lib/llvm-19/bin/lld ] || missing+=("lld-19")
+[ -e /usr/lib/llvm-19/lib/libomptarget.devicertl.a ] || missing+=("libomp-19-dev's files in /usr/lib/llvm-19")
 [ -e /usr/include/hip/hip_runtime.h ] || missing+=("libamdhip64-dev (HIP headers)")
 [ -e /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc ] || missing+=("rocm-device-libs")
 [ -d /usr/src/bazel-bootstrap/src/tools/remote ] || missing+=("bazel-bootstrap-source (the remote worker)")
@@ -268,6 +271,14 @@ fi
 
 # 5b. -c opt: device code equals clang's single-command -O2 build.
 source "$here/opt.sh"
+# And clang-19's OpenMP GPU images equal clang-19 -fopenmp -O2's own
+# (integration/openmp/matches_clang19.sh; manual, out of step 3's :all).
+omp19=//integration/openmp:saxpy_matches_clang19_test
+if bz test "${bazel_flags[@]}" -c opt "$omp19" >"$scratch/omp19.log" 2>&1; then
+  ok "-c opt: $omp19: $(grep -h '^ok:' "$(bz info "${bazel_flags[@]}" -c opt bazel-testlogs 2>/dev/null)/integration/openmp/saxpy_matches_clang19_test/test.log" | cut -d: -f2 | cut -d' ' -f2 | paste -sd, -) images checked against clang-19 -O2's (sm_XX byte for byte)"
+else
+  bad "-c opt: $omp19 failed: $(grep -E '^(FAIL|ERROR)' "$scratch/omp19.log" | tail -3)"
+fi
 
 # 5c. The GPU programs (tests/gpu), built -c opt and dry-run without a GPU.
 source "$here/gpu.sh"

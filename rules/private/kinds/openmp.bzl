@@ -7,8 +7,9 @@ is always linked per program, and each source's device and host halves run
 in one action (actions/joint_compile.bzl says why). The runtime, host and
 device, is the compiler's LLVM's (clang.llvm): libomp and libomptarget for
 the program, and the device runtime for GPU code, which LLVM must ship for
-the target in one of its two layouts (openmp_device_runtime.bzl: LLVM 16's
-libomptarget-<family>-<processor>.bc, LLVM 20's lib/<triple>/libompdevice.a).
+the target in one of its layouts (openmp_device_runtime.bzl: LLVM 16's and
+19's libomptarget-<family>-<processor>.bc, LLVM 20's
+lib/<triple>/libompdevice.a).
 GPU device code is built as clang's own one-command build does it (measured
 in docs/openmp-gpu.md): NVPTX compiles link the device runtime's bitcode and
 run ptxas (relocatable cubins, linked by nvlink); AMDGPU compiles make
@@ -146,12 +147,15 @@ def _wrap_flags(version):
 # byte-identical to clang-16's own build. Later clang's driver wants a
 # processor for each GPU triple there, even for the host half: clang-21
 # runs amdgpu-arch/nvptx-arch and fails without a GPU ("cannot determine
-# nvptx64 architecture"; clang-23 does not). From LLVM 17 on the GPU
+# nvptx64 architecture"; clang-23 does not). From LLVM 20 on the GPU
 # targets go by --offload-arch (which OpenMP takes since LLVM 15), as
 # clang's own build names them; the host object is the same bytes
 # (measured with clang-21: --offload-arch=gfx90a,sm_70,sm_90 and
-# -fopenmp-targets with -Xopenmp-target -march give one object).
-_OFFLOAD_ARCH_FROM_MAJOR = 17
+# -fopenmp-targets with -Xopenmp-target -march give one object). clang-19
+# takes the GPU triples without a GPU, and ignores --offload-arch beside
+# -fopenmp-targets (a host CPU target): "argument unused during
+# compilation"; its host object is the same bytes either way (measured).
+_OFFLOAD_ARCH_FROM_MAJOR = 20
 
 def _host_flags(clang, targets, _cuid):
     major = clang_major(clang)

@@ -1,4 +1,4 @@
-"""The OpenMP device runtime of GPU targets, in the two layouts LLVM ships it.
+"""The OpenMP device runtime of GPU targets, in the layouts LLVM ships it.
 
 An LLVM installation has one of them; offload_llvm_repository finds which
 (OffloadLlvmInfo.openmp_device_layout) and the OpenMP kind asks the layout,
@@ -9,6 +9,13 @@ never clang's version, what a GPU target's compiles and device link add:
       one into every device compile (-mlink-builtin-bitcode); nothing at the
       NVPTX device link (nvlink). The AMDGPU device link takes the processor's
       file into its LTO (clang-linker-wrapper 16).
+  per-processor-lto (LLVM 19; Debian's libomp-19-dev): the same files, in an
+      LLVM with clang-nvlink-wrapper. NVPTX compiles still link the
+      processor's file, but leave undefined the runtime functions that the
+      optimizer calls after that link (__kmpc_get_warp_size, ...), so the
+      NVPTX device link takes the file again, through clang-nvlink-wrapper's
+      LTO (clang-linker-wrapper 19 runs that LTO in process). AMDGPU: as
+      per-processor, the processor from -mcpu.
   per-triple (LLVM 20 and later; Debian's liboffload-<N>-dev, upstream and
       AMD builds): lib/<triple>/libompdevice.a, a bitcode archive, and
       lib/<triple>/libomptarget-<family>.bc, for every processor of the
@@ -101,6 +108,72 @@ PER_PROCESSOR = struct(
     missing = _per_processor_missing,
     nvptx_compile = _per_processor_nvptx_compile,
     device_link = _per_processor_device_link,
+)
+
+# --- per-processor-lto (LLVM 19) ---
+
+# The PTX feature libomptarget.devicertl.a records for each NVPTX member
+# (the processor's libomptarget-nvptx-sm_XX.bc, byte for byte), which
+# clang-linker-wrapper 19 gives its LTO: the runtime's PTX says
+# ".version 6.3" (or the processor's minimum, if higher) instead of
+# clang-nvlink-wrapper's default.
+_DEVICE_RUNTIME_PTX_FEATURE = "+ptx63"
+
+def _per_processor_lto_device_link(clang, target):
+    """Both families: the processor's runtime bitcode into the device link's LTO.
+
+    NVPTX, as clang-linker-wrapper 19 links an image: its own LTO of the
+    runtime member the cubins need, at -O2 with the member's PTX feature,
+    ptxas -O2, and nvlink of that cubin ahead of the program's. Here
+    clang-nvlink-wrapper does the LTO; the runtime goes first so that its
+    definitions prevail over the weak copies the cubins hold (the in-process
+    LTO does not count the cubins' definitions): the image is the same
+    bytes. -O2 whatever the compiles' level: clang-linker-wrapper's
+    default, which clang overrides only for an explicit -O. AMDGPU: lld's
+    full LTO with the file after the objects, the processor from -mcpu
+    (clang 19 passes -plugin-opt=mcpu= and a target ID's features itself:
+    gfx90a:xnack+ gives e_flags 0x73f).
+    """
+    bitcode = _bitcode(clang, target)
+    runtime = [bitcode] if bitcode else []
+    if target.family.name == "amdgcn":
+        return struct(
+            flags = [
+                "--target=" + target.triple,
+                "-mcpu=" + target.target_id,
+                "-flto",
+                "-Wl,--no-undefined",
+            ],
+            trailing = ["-Xlinker", bitcode.path] if bitcode else [],
+            runtime = runtime,
+        )
+    if target.family.name != "nvptx":
+        return None
+    flags = target.family.device_link_flags(clang, target, True) + [
+        "-Xlinker",
+        "--plugin-opt=O2",
+        # (A separate argument: clang-nvlink-wrapper hands
+        # --feature=+ptx63 on to nvlink.)
+        "-Xlinker",
+        "--feature",
+        "-Xlinker",
+        _DEVICE_RUNTIME_PTX_FEATURE,
+    ]
+    if bitcode:
+        flags += ["-Xlinker", bitcode.path]
+
+    # clang-nvlink-wrapper compiles what its LTO made with the CUDA
+    # installation's ptxas before nvlink.
+    if clang.cuda and clang.cuda.ptxas:
+        runtime.append(clang.cuda.ptxas)
+    return struct(flags = flags, trailing = [], runtime = runtime)
+
+PER_PROCESSOR_LTO = struct(
+    name = "per-processor-lto",
+    has = _per_processor_has,
+    missing = _per_processor_missing,
+    nvptx_compile = _per_processor_nvptx_compile,
+    device_link = _per_processor_lto_device_link,
 )
 
 # --- per-triple (LLVM 20 and later) ---
@@ -200,7 +273,7 @@ NONE = struct(
     device_link = _per_processor_device_link,
 )
 
-_LAYOUTS = {layout.name: layout for layout in [PER_PROCESSOR, PER_TRIPLE, NONE]}
+_LAYOUTS = {layout.name: layout for layout in [PER_PROCESSOR, PER_PROCESSOR_LTO, PER_TRIPLE, NONE]}
 
 def device_runtime_layout(llvm):
     """The layout of llvm's OpenMP device runtime (NONE when it has none).
@@ -209,6 +282,6 @@ def device_runtime_layout(llvm):
       llvm: OffloadLlvmInfo.
 
     Returns:
-      PER_PROCESSOR, PER_TRIPLE or NONE.
+      PER_PROCESSOR, PER_PROCESSOR_LTO, PER_TRIPLE or NONE.
     """
     return _LAYOUTS[llvm.openmp_device_layout]

@@ -11,10 +11,18 @@ def _device_library_key(f):
     return f.dirname.rpartition("/")[2] + "/" + f.basename
 
 def _device_layout(ctx):
-    """Which layout the OpenMP device runtime has (kinds/openmp_device_runtime.bzl), "" for none."""
+    """Which layout the OpenMP device runtime has (kinds/openmp_device_runtime.bzl), "" for none.
+
+    Per-processor files in an LLVM with clang-nvlink-wrapper (LLVM 19, the
+    last release of those files; the wrapper came with it) are linked again
+    at the NVPTX device link, through that wrapper's LTO; LLVM 16 has no
+    such wrapper, and its compiles need none.
+    """
     if ctx.files.openmp_device_libraries:
         return "per-triple"
     if ctx.files.openmp_device_runtime:
+        if [f for f in ctx.files.tools if f.basename == "clang-nvlink-wrapper"]:
+            return "per-processor-lto"
         return "per-processor"
     return ""
 
