@@ -18,13 +18,8 @@
 # names kernels after the source's device and inode numbers, so a build
 # from copies (a remote worker's) gives other names.
 source "${TEST_SRCDIR}/${TEST_WORKSPACE}/integration/lib.sh"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/integration/openmp/matches_clang_lib.sh"
 need llvm-readelf-22
-srcs=()
-while [ $# -gt 0 ] && [ "$1" != -- ]; do
-  srcs+=("$(realpath "$1")")
-  shift
-done
-shift
 clang16=$runfiles/offload_llvm16/bin/clang
 cuda=$runfiles/offload_cuda
 bitcode=$runfiles/offload_rocm/amdgcn/bitcode
@@ -32,14 +27,7 @@ bitcode=$runfiles/offload_rocm/amdgcn/bitcode
 [ -x "$cuda/bin/nvlink" ] || fail "no nvlink in $cuda (data @offload_cuda//:bin/nvlink)"
 [ -f "$bitcode/ocml.bc" ] || fail "no ROCm device libraries in $bitcode (data @offload_rocm//:rocm)"
 
-archs=()
-declare -A ours
-for img in "$@"; do
-  t=$(target_of "$img")
-  case $t in sm_* | gfx*) archs+=("$t") ours[$t]=$(realpath "$img") ;; esac
-done
-[ ${#archs[@]} -gt 0 ] || fail "no GPU image among $*"
-arch_list=$(IFS=,; echo "${archs[*]}")
+parse_images "$@"
 
 work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/clang16.XXXXXX")
 cd "$work"
@@ -58,14 +46,8 @@ for t in "${archs[@]}"; do
   gfx*)
     theirs=prog.amdgcn.$t.img
     [ -f "$theirs" ] || fail "clang-16 linked no $theirs: $(tail -5 clang.log)"
-    flags() { llvm-readelf-22 -h "$1" | sed -n 's/^ *Flags: *//p'; }
-    symbols() { llvm-readelf-22 --dyn-syms -W "$1" | awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && $8 != "" { print $4, $5, $6, $8 }' | sort; }
-    [ "$(flags "$theirs")" = "$(flags "${ours[$t]}")" ] ||
-      fail "$t: e_flags $(flags "${ours[$t]}"), clang-16's $(flags "$theirs")"
-    diff <(symbols "$theirs") <(symbols "${ours[$t]}") || fail "$t: dynamic symbols differ from clang-16's (< theirs, > ours)"
-    n=$(symbols "$theirs" | wc -l)
-    [ "$n" -gt 2 ] || fail "$t: clang-16's image exports $n symbols: the comparison would prove nothing"
-    echo "ok: $t image has clang-16's e_flags ($(flags "$theirs")) and its $n dynamic symbols ($(symbols "$theirs" | awk '{print $4}' | paste -sd' '))"
+    same_flags_and_symbols "$t" "$theirs" "${ours[$t]}" clang-16
+    echo "ok: $t image has clang-16's e_flags ($(elf_flags "$theirs")) and its $n dynamic symbols ($(dynamic_symbols "$theirs" | awk '{print $4}' | paste -sd' '))"
     ;;
   esac
 done
